@@ -1,0 +1,71 @@
+package io.swapstream.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.swapstream.decode.FileInventory;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "inspect", description = "Buffers, processors, header types, HookIds, logfile header and loss flags of .etl files (no Kafka).")
+final class InspectCommand implements Callable<Integer> {
+    enum Format { table, json }
+
+    @Spec CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE.etl")
+    List<Path> files;
+
+    @Option(names = "--format", defaultValue = "table", description = "table or json (one object per file per line)")
+    Format format;
+
+    @Option(names = "--max-wait-reason", description = "override MaximumWaitReason (e.g. 0x28) for every file")
+    String maxWaitReason;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Integer override = maxWaitReason == null ? null : Integer.decode(maxWaitReason);
+        ObjectMapper json = new ObjectMapper();
+        int status = 0;
+        for (Path f : files) {
+            FileInventory inv;
+            try {
+                inv = FileInventory.of(f, override);
+            } catch (Exception e) {
+                spec.commandLine().getErr().println("swapstream: " + Swapstream.userMessage(e));
+                status = Swapstream.EXIT_BAD_INPUT;
+                continue;
+            }
+            Map<String, Object> m = inv.toMap();
+            if (format == Format.json) {
+                out.println(json.writeValueAsString(m));
+            } else {
+                printTable(out, m);
+            }
+            out.flush();
+        }
+        return status;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void printTable(PrintWriter out, Map<String, Object> m) {
+        out.println(m.get("file"));
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            if (e.getKey().equals("file")) continue;
+            if (e.getValue() instanceof Map<?, ?> sub) {
+                out.println("  " + e.getKey() + ":");
+                ((Map<String, Object>) sub).forEach((k, v) -> out.printf("    %-28s %s%n", k, v));
+            } else {
+                out.printf("  %-30s %s%n", e.getKey(), e.getValue());
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+package io.swapstream.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import picocli.CommandLine;
+
+/** Runs the command line in-process and keeps what it printed. */
+record CliRunner(int exit, String out, String err) {
+    static CliRunner run(String... args) {
+        CommandLine cl = Swapstream.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new CliRunner(exit, out.toString(), err.toString());
+    }
+}

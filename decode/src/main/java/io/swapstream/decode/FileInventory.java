@@ -1,0 +1,239 @@
+package io.swapstream.decode;
+
+import io.swapstream.schemas.etw.BufferHeader;
+import io.swapstream.schemas.etw.ClockType;
+import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.schemas.etw.EtlReader;
+import io.swapstream.schemas.etw.LogFileMode;
+import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.schemas.etw.SessionClock;
+import io.swapstream.schemas.etw.TraceEvent;
+import io.swapstream.schemas.etw.TraceEventHandler;
+import io.swapstream.schemas.etw.TraceHeaderType;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What one walk over a file finds: buffers, header types, kernel HookIds, the logfile header and
+ * loss indicators. The engine of {@code swapstream inspect}.
+ */
+public final class FileInventory implements TraceEventHandler {
+    private final String source;
+    private long size;
+    private int buffers;
+    private int compressedBuffers;
+    private long events;
+    private final long[] headerTypeCounts = new long[256];
+    private final long[] hookIdCounts = new long[65536];
+    private final long[] bufferTypeCounts = new long[8];
+    private final TreeSet<Integer> processors = new TreeSet<>();
+    private final TreeMap<Integer, List<Long>> sequences = new TreeMap<>();
+    private int eventsLostBuffers;
+    private int bufferLostBuffers;
+    private LogfileHeader header;
+    private long firstTimestamp = Long.MAX_VALUE;
+    private long lastTimestamp = Long.MIN_VALUE;
+    private long compactPackets;
+    private long processEvents;
+    private long threadEvents;
+    private long pmcEvents;
+    private final Integer maximumWaitReasonOverride;
+    private EtlReader reader;
+
+    private FileInventory(String source, Integer maximumWaitReasonOverride) {
+        this.source = source;
+        this.maximumWaitReasonOverride = maximumWaitReasonOverride;
+    }
+
+    /** Walks every buffer and event of {@code file}. */
+    public static FileInventory of(Path file, Integer maximumWaitReasonOverride) throws IOException {
+        FileInventory inv = new FileInventory(file.toString(), maximumWaitReasonOverride);
+        try (EtlReader r = EtlReader.open(file)) {
+            inv.walk(r);
+        }
+        return inv;
+    }
+
+    public static FileInventory of(EtlReader reader, Integer maximumWaitReasonOverride) throws IOException {
+        FileInventory inv = new FileInventory(reader.source(), maximumWaitReasonOverride);
+        inv.walk(reader);
+        return inv;
+    }
+
+    private void walk(EtlReader r) throws IOException {
+        reader = r;
+        size = r.length();
+        while (r.next()) {
+            BufferHeader h = r.header();
+            buffers++;
+            if (h.compressed()) compressedBuffers++;
+            if (h.eventsLost()) eventsLostBuffers++;
+            if (h.bufferLost()) bufferLostBuffers++;
+            if (h.type() < bufferTypeCounts.length) bufferTypeCounts[h.type()]++;
+            processors.add(h.processor());
+            sequences.computeIfAbsent(h.processor(), k -> new ArrayList<>()).add(h.sequenceNumber());
+            r.walk(this);
+        }
+        if (header == null) {
+            throw new EtlFormatException(source, 0, "no logfile header event (SYSTEM header, HookId 0x0000) in the first buffer");
+        }
+    }
+
+    @Override
+    public void onEvent(TraceEvent ev) {
+        events++;
+        TraceHeaderType type = ev.headerType();
+        headerTypeCounts[type.code]++;
+        long ts = ev.timestamp();
+        if (ts != Long.MIN_VALUE) {
+            if (ts < firstTimestamp) firstTimestamp = ts;
+            if (ts > lastTimestamp) lastTimestamp = ts;
+        }
+        if (!type.kernel) return;
+        int hook = ev.hookId();
+        hookIdCounts[hook]++;
+        if (ev.pmcCount() > 0) pmcEvents++;
+        if (header == null && LogfileHeader.isHeaderEvent(ev)) {
+            header = LogfileHeader.parse(ev, reader.decoder());
+            try {
+                SessionClock.of(header);
+            } catch (IllegalArgumentException e) {
+                throw new EtlFormatException(source, reader.bufferOffset() + ev.payloadOffset()
+                        + LogfileHeader.clockTypeOffset(ev.pointerSize()), e.getMessage());
+            }
+        } else if (hook == CompactBatchDecoder.HOOK_ID && header != null) {
+            try {
+                compactPackets += CompactBatchDecoder.decode(ev.data(), ev.payloadOffset(), ev.payloadLength(),
+                        maximumWaitReason(), (k, t, o, pr, s, w, nw, i) -> { });
+            } catch (MalformedEventException e) {
+                throw reader.decoder().error(ev.offset(), e.getMessage());
+            }
+        } else if (ProcessEvent.handles(hook)) {
+            processEvents++;
+        } else if (ThreadEvent.handles(hook)) {
+            threadEvents++;
+        }
+    }
+
+    public LogfileHeader header() { return header; }
+    public int buffers() { return buffers; }
+    public int compressedBuffers() { return compressedBuffers; }
+    public long events() { return events; }
+    public long hookIdCount(int hookId) { return hookIdCounts[hookId]; }
+    public long compactPackets() { return compactPackets; }
+
+    public int maximumWaitReason() {
+        return maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(header.build());
+    }
+
+    /**
+     * Sequence numbers missing from the session-wide buffer sequence, found per processor: a gap is
+     * a number between two consecutive buffers of one processor that no other processor's buffer
+     * holds. Header buffers (sequence 0) are left out.
+     */
+    public Map<Integer, Long> sequenceGapsByProcessor() {
+        TreeSet<Long> all = new TreeSet<>();
+        sequences.values().forEach(all::addAll);
+        Map<Integer, Long> gaps = new TreeMap<>();
+        for (Map.Entry<Integer, List<Long>> e : sequences.entrySet()) {
+            List<Long> seqs = new ArrayList<>(e.getValue());
+            seqs.sort(null);
+            long missing = 0;
+            for (int i = 1; i < seqs.size(); i++) {
+                long a = seqs.get(i - 1);
+                long b = seqs.get(i);
+                if (a <= 0) continue;
+                if (b - a > 1) missing += all.subSet(a, false, b, false).isEmpty() ? b - a - 1 : 0;
+            }
+            gaps.put(e.getKey(), missing);
+        }
+        return gaps;
+    }
+
+    /** The inspect report; keys include those of EXPECTED.json. */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("file", source);
+        m.put("size", size);
+        m.put("buffers", buffers);
+        m.put("compressedBuffers", compressedBuffers);
+        m.put("events", events);
+        Map<String, Long> types = new TreeMap<>();
+        for (TraceHeaderType t : TraceHeaderType.values()) {
+            if (headerTypeCounts[t.code] > 0) types.put(t.name(), headerTypeCounts[t.code]);
+        }
+        m.put("headerTypes", types);
+        Map<String, Long> hooks = new TreeMap<>();
+        for (int i = 0; i < hookIdCounts.length; i++) {
+            if (hookIdCounts[i] > 0) hooks.put(String.format("0x%04x", i), hookIdCounts[i]);
+        }
+        m.put("kernelHookIds", hooks);
+        Map<String, Long> bufferTypes = new TreeMap<>();
+        for (int i = 0; i < bufferTypeCounts.length; i++) {
+            if (bufferTypeCounts[i] > 0) bufferTypes.put(BufferHeader.typeName(i), bufferTypeCounts[i]);
+        }
+        m.put("bufferTypes", bufferTypes);
+        m.put("processorIndexes", new ArrayList<>(processors));
+        m.put("logfileHeader", headerMap(header));
+        m.put("build", header.build());
+        m.put("clockType", ClockType.name(header.clockType()));
+        m.put("maximumWaitReason", String.format("0x%02X", maximumWaitReason()));
+        m.put("maximumWaitReasonSource", maximumWaitReasonOverride != null ? "override" : "build");
+        Map<String, Object> loss = new LinkedHashMap<>();
+        loss.put("eventsLostBuffers", eventsLostBuffers);
+        loss.put("bufferLostBuffers", bufferLostBuffers);
+        loss.put("eventsLost", Integer.toUnsignedLong(header.eventsLost()));
+        loss.put("buffersLost", Integer.toUnsignedLong(header.buffersLost()));
+        Map<String, Long> gaps = new LinkedHashMap<>();
+        sequenceGapsByProcessor().forEach((cpu, n) -> gaps.put(String.valueOf(cpu), n));
+        loss.put("sequenceGapsByProcessor", gaps);
+        m.put("loss", loss);
+        Map<String, Object> cs = new LinkedHashMap<>();
+        cs.put("cswitchEvents", hookIdCounts[ContextSwap.HOOK_ID]);
+        cs.put("compactBatches", hookIdCounts[CompactBatchDecoder.HOOK_ID]);
+        cs.put("compactPackets", compactPackets);
+        cs.put("processEvents", processEvents);
+        cs.put("threadEvents", threadEvents);
+        cs.put("pmcEvents", pmcEvents);
+        m.put("scheduling", cs);
+        if (firstTimestamp != Long.MAX_VALUE) {
+            m.put("firstTimestamp", firstTimestamp);
+            m.put("lastTimestamp", lastTimestamp);
+        }
+        return m;
+    }
+
+    public static Map<String, Object> headerMap(LogfileHeader h) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("BufferSize", Integer.toUnsignedLong(h.bufferSize()));
+        m.put("Version", h.majorVersion() + "." + h.minorVersion() + "." + h.subVersion() + "." + h.subMinorVersion());
+        m.put("ProviderVersion", Integer.toUnsignedLong(h.providerVersion()));
+        m.put("Build", h.build());
+        m.put("NumberOfProcessors", Integer.toUnsignedLong(h.numberOfProcessors()));
+        m.put("EndTime", h.endTime());
+        m.put("TimerResolution", Integer.toUnsignedLong(h.timerResolution()));
+        m.put("MaximumFileSize", Integer.toUnsignedLong(h.maximumFileSize()));
+        m.put("LogFileMode", LogFileMode.hex(h.logFileMode()));
+        m.put("LogFileModeNames", LogFileMode.names(h.logFileMode()));
+        m.put("BuffersWritten", Integer.toUnsignedLong(h.buffersWritten()));
+        m.put("StartBuffers", Integer.toUnsignedLong(h.startBuffers()));
+        m.put("PointerSize", Integer.toUnsignedLong(h.pointerSize()));
+        m.put("EventsLost", Integer.toUnsignedLong(h.eventsLost()));
+        m.put("CpuSpeedInMHz", Integer.toUnsignedLong(h.cpuSpeedInMHz()));
+        m.put("BootTime", h.bootTime());
+        m.put("PerfFreq", h.perfFreq());
+        m.put("StartTime", h.startTime());
+        m.put("ReservedFlags", Integer.toUnsignedLong(h.reservedFlags()));
+        m.put("ClockType", ClockType.name(h.clockType()));
+        m.put("BuffersLost", Integer.toUnsignedLong(h.buffersLost()));
+        m.put("LoggerName", h.loggerName());
+        m.put("LogFileName", h.logFileName());
+        return m;
+    }
+}

@@ -1,0 +1,51 @@
+package io.swapstream.decode;
+
+/** KTHREAD_STATE and KWAIT_REASON names (ETW-FORMATS.md §6). */
+public final class KernelEnums {
+    private KernelEnums() {}
+
+    public static final int STATE_TERMINATED = 4;
+    public static final int STATE_WAITING = 5;
+
+    private static final String[] THREAD_STATES = {
+        "Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting", "Transition", "DeferredReady",
+        "GateWaitObsolete", "WaitingForProcessInSwap"
+    };
+
+    private static final String[] WAIT_REASONS = {
+        "Executive", "FreePage", "PageIn", "PoolAllocation", "DelayExecution", "Suspended", "UserRequest",
+        "WrExecutive", "WrFreePage", "WrPageIn", "WrPoolAllocation", "WrDelayExecution", "WrSuspended",
+        "WrUserRequest", "WrEventPair", "WrQueue", "WrLpcReceive", "WrLpcReply", "WrVirtualMemory", "WrPageOut",
+        "WrRendezvous", "WrKeyedEvent", "WrTerminated", "WrProcessInSwap", "WrCpuRateControl", "WrCalloutStack",
+        "WrKernel", "WrResource", "WrPushLock", "WrMutex", "WrQuantumEnd", "WrDispatchInt", "WrPreempted",
+        "WrYieldExecution", "WrFastMutex", "WrGuardedMutex", "WrRundown", "WrAlertByThreadId", "WrDeferredPreempt",
+        "WrPhysicalFault", "WrIoRing", "WrMdlCache", "WrRcu"
+    };
+
+    private static final String[] STATE_CACHE = cache("State", THREAD_STATES, 64);
+    private static final String[] REASON_CACHE = cache("WaitReason", WAIT_REASONS, 256);
+
+    private static String[] cache(String prefix, String[] names, int n) {
+        String[] out = new String[n];
+        for (int i = 0; i < n; i++) out[i] = i < names.length ? names[i] : prefix + i;
+        return out;
+    }
+
+    /** KTHREAD_STATE name; values past the table read "StateN". */
+    public static String threadState(int state) {
+        return state >= 0 && state < STATE_CACHE.length ? STATE_CACHE[state] : "State" + state;
+    }
+
+    /** KWAIT_REASON name; values past the table read "WaitReasonN". */
+    public static String waitReason(int reason) {
+        return reason >= 0 && reason < REASON_CACHE.length ? REASON_CACHE[reason] : "WaitReason" + reason;
+    }
+
+    public static int waitReasonCount() { return WAIT_REASONS.length; }
+
+    /** The KWAIT_REASON value of a name, or -1. */
+    public static int waitReasonValue(String name) {
+        for (int i = 0; i < WAIT_REASONS.length; i++) if (WAIT_REASONS[i].equals(name)) return i;
+        return -1;
+    }
+}

@@ -1,0 +1,73 @@
+package io.swapstream.schemas.etw;
+
+import java.math.BigInteger;
+
+/**
+ * Converts raw session timestamps to Unix epoch nanoseconds, exactly, for clock types 1-3
+ * (ETW-FORMATS.md §3). Scaling is split into whole seconds and a remainder so long traces do not
+ * overflow.
+ */
+public final class SessionClock {
+    /** FILETIME of 1970-01-01T00:00:00Z. */
+    public static final long FILETIME_UNIX_EPOCH = 116444736000000000L;
+
+    private final int clockType;
+    private final long ts0;
+    private final long baseNanos;
+    private final long ticksPerSecond;
+
+    private SessionClock(int clockType, long ts0, long baseNanos, long ticksPerSecond) {
+        this.clockType = clockType;
+        this.ts0 = ts0;
+        this.baseNanos = baseNanos;
+        this.ticksPerSecond = ticksPerSecond;
+    }
+
+    /**
+     * The clock of a session.
+     *
+     * @throws IllegalArgumentException for a clock type or frequency this cannot convert; the
+     *         message says why (callers locate it in the file)
+     */
+    public static SessionClock of(LogfileHeader h) {
+        long base = fileTimeToUnixNanos(h.startTime());
+        return switch (h.clockType()) {
+            case ClockType.PERFCOUNTER -> {
+                if (h.perfFreq() <= 0) throw new IllegalArgumentException("QPC clock with PerfFreq " + h.perfFreq());
+                yield new SessionClock(ClockType.PERFCOUNTER, h.timestamp(), base, h.perfFreq());
+            }
+            case ClockType.SYSTEMTIME -> new SessionClock(ClockType.SYSTEMTIME, 0, 0, 10_000_000L);
+            case ClockType.CPUCYCLE -> {
+                if (h.cpuSpeedInMHz() <= 0) throw new IllegalArgumentException("CPU-cycle clock with CpuSpeedInMHz " + h.cpuSpeedInMHz());
+                yield new SessionClock(ClockType.CPUCYCLE, h.timestamp(), base, h.cpuSpeedInMHz() * 1_000_000L);
+            }
+            default -> throw new IllegalArgumentException("unsupported clock type " + h.clockType()
+                    + " (" + ClockType.name(h.clockType()) + ")");
+        };
+    }
+
+    public static long fileTimeToUnixNanos(long fileTime) {
+        return (fileTime - FILETIME_UNIX_EPOCH) * 100L;
+    }
+
+    public int clockType() { return clockType; }
+    public long ticksPerSecond() { return ticksPerSecond; }
+
+    /** Unix epoch nanoseconds of raw timestamp {@code ts}. */
+    public long toUnixNanos(long ts) {
+        if (clockType == ClockType.SYSTEMTIME) return fileTimeToUnixNanos(ts);
+        return baseNanos + ticksToNanos(ts - ts0);
+    }
+
+    /** A duration in session ticks as nanoseconds (floor). */
+    public long ticksToNanos(long ticks) {
+        long f = ticksPerSecond;
+        long q = Math.floorDiv(ticks, f);
+        long r = Math.floorMod(ticks, f);
+        if (r <= Long.MAX_VALUE / 1_000_000_000L) {
+            return q * 1_000_000_000L + r * 1_000_000_000L / f;
+        }
+        return q * 1_000_000_000L + BigInteger.valueOf(r).multiply(BigInteger.valueOf(1_000_000_000L))
+                .divide(BigInteger.valueOf(f)).longValueExact();
+    }
+}
