@@ -191,6 +191,7 @@ public final class EtlWriter implements Closeable {
     /** Flushes every processor's open buffer, then rewrites the header with EndTime and counts. */
     @Override
     public void close() throws IOException {
+        if (!out.isOpen()) return;
         try {
             open.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> flush(e.getKey(), e.getValue()));
             open.clear();

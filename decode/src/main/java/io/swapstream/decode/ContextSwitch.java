@@ -1,0 +1,36 @@
+package io.swapstream.decode;
+
+import java.util.List;
+
+/**
+ * One context switch on one processor, the record of DESIGN.md "Record fields". Null fields are
+ * what the source encoding does not carry or what cannot be known (see DESIGN.md).
+ */
+public record ContextSwitch(
+        String session,
+        String host,
+        int cpu,
+        long timestamp,
+        long timeNanos,
+        String source,
+        int oldThreadId,
+        Integer oldThreadPriority,
+        String oldThreadState,
+        String oldThreadWaitReason,
+        String oldThreadWaitMode,
+        Integer newThreadId,
+        Integer newThreadPriority,
+        Long newThreadWaitTicks,
+        List<Long> pmcCounters,
+        Long newThreadTimeSinceLastNanos,
+        Long oldThreadRunNanos) {
+
+    public static final String CSWITCH = "CSWITCH";
+    public static final String COMPACT = "COMPACT";
+
+    /** Field names in DESIGN.md order: the CSV header and the JSON key order. */
+    public static final List<String> FIELDS = List.of("session", "host", "cpu", "timestamp", "timeNanos", "source",
+            "oldThreadId", "oldThreadPriority", "oldThreadState", "oldThreadWaitReason", "oldThreadWaitMode",
+            "newThreadId", "newThreadPriority", "newThreadWaitTicks", "pmcCounters", "newThreadTimeSinceLastNanos",
+            "oldThreadRunNanos");
+}

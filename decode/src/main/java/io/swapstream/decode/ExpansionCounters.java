@@ -1,0 +1,41 @@
+package io.swapstream.decode;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** What expansion saw and could not make consistent; reported, never hidden. */
+public final class ExpansionCounters {
+    public long switches;
+    public long cswitchEvents;
+    public long compactBatches;
+    public long idlePackets;
+    public long litePackets;
+    public long fullPackets;
+    /** The old thread is not the thread last switched in on that processor. */
+    public long oldThreadNotLastSwitchedIn;
+    /** A table index whose TidTable slot holds TID 0 in a non-idle packet. */
+    public long emptyTidTableSlot;
+    /** Switches that reached the merge after later ones had been emitted (memory bound hit). */
+    public long emittedOutOfOrder;
+    /** Processors whose last switch has no known new thread at the end of the session. */
+    public long lastSwitchWithoutNewThread;
+    public long threadEvents;
+    public long processEvents;
+
+    public Map<String, Long> toMap() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("switches", switches);
+        m.put("cswitchEvents", cswitchEvents);
+        m.put("compactBatches", compactBatches);
+        m.put("idlePackets", idlePackets);
+        m.put("litePackets", litePackets);
+        m.put("fullPackets", fullPackets);
+        m.put("oldThreadNotLastSwitchedIn", oldThreadNotLastSwitchedIn);
+        m.put("emptyTidTableSlot", emptyTidTableSlot);
+        m.put("emittedOutOfOrder", emittedOutOfOrder);
+        m.put("lastSwitchWithoutNewThread", lastSwitchWithoutNewThread);
+        m.put("threadEvents", threadEvents);
+        m.put("processEvents", processEvents);
+        return m;
+    }
+}

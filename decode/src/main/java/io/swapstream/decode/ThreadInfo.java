@@ -1,0 +1,8 @@
+package io.swapstream.decode;
+
+/**
+ * What the trace says about a thread (DESIGN.md topic etw.threads): its process, names, life.
+ * Null where the trace has no process/thread events for it.
+ */
+public record ThreadInfo(String session, int threadId, Integer processId, String processName, String threadName,
+                         Integer basePriority, Long startNanos, Long endNanos) {}

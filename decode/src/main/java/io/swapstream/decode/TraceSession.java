@@ -1,0 +1,29 @@
+package io.swapstream.decode;
+
+import io.swapstream.schemas.etw.ClockType;
+import io.swapstream.schemas.etw.LogFileMode;
+import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.schemas.etw.SessionClock;
+import java.util.List;
+
+/** One recording's facts (DESIGN.md topic etw.sessions): logfile header, modes, clock, loss. */
+public record TraceSession(String session, String host, String loggerName, String logFileName, int build,
+                           int numberOfProcessors, int pointerSize, String clockType, long perfFreq,
+                           String logFileMode, List<String> logFileModeNames, long startTimeNanos, long endTimeNanos,
+                           long bootTimeNanos, long eventsLost, long buffersLost, int maximumWaitReason) {
+
+    /** Stable for one recording: host, logger name and StartTime, so a re-ingested file is recognisable. */
+    public static String sessionId(String host, LogfileHeader h) {
+        return host + ":" + h.loggerName() + ":" + h.startTime();
+    }
+
+    public static TraceSession of(String host, LogfileHeader h, int maximumWaitReason) {
+        return new TraceSession(sessionId(host, h), host, h.loggerName(), h.logFileName(), h.build(),
+                h.numberOfProcessors(), h.pointerSize(), ClockType.name(h.clockType()), h.perfFreq(),
+                LogFileMode.hex(h.logFileMode()), LogFileMode.names(h.logFileMode()),
+                SessionClock.fileTimeToUnixNanos(h.startTime()),
+                h.endTime() == 0 ? 0 : SessionClock.fileTimeToUnixNanos(h.endTime()),
+                h.bootTime() == 0 ? 0 : SessionClock.fileTimeToUnixNanos(h.bootTime()),
+                Integer.toUnsignedLong(h.eventsLost()), Integer.toUnsignedLong(h.buffersLost()), maximumWaitReason);
+    }
+}

@@ -1,0 +1,71 @@
+package io.swapstream.decode;
+
+import io.swapstream.schemas.etw.ClockType;
+import io.swapstream.schemas.etw.EtlWriter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/** Hand-written traces for tests: events placed exactly, payloads laid out byte by byte. */
+final class TinyTrace implements AutoCloseable {
+    static final long START_FT = 132223104000000000L; // 2020-01-01T00:00:00Z
+    static final long START_NS = 1577836800_000_000_000L;
+    static final long TS0 = 1000;
+
+    final Path file;
+    final EtlWriter w;
+
+    TinyTrace(Path file, int build) throws IOException {
+        this.file = file;
+        this.w = new EtlWriter(file, new EtlWriter.Session(4096, build, 2, ClockType.PERFCOUNTER, 10_000_000L, 3000,
+                START_FT, START_FT - 1, 1, "NT Kernel Logger", "tiny.etl"), TS0);
+    }
+
+    /** Unix nanoseconds of raw tick {@code ts} (10 MHz: 100 ns a tick). */
+    static long ns(long ts) {
+        return START_NS + (ts - TS0) * 100;
+    }
+
+    void cswitch(int cpu, long ts, int newTid, int oldTid, int newPri, int oldPri, int state, int reason, int waitTicks) {
+        ByteBuffer p = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        p.putInt(0, newTid).putInt(4, oldTid).put(8, (byte) newPri).put(9, (byte) oldPri);
+        p.put(12, (byte) reason).put(13, (byte) 1).put(14, (byte) state).putInt(16, waitTicks);
+        w.perfInfoEvent(cpu, 0x0524, 4, ts, null, null, p.array(), 24);
+    }
+
+    /** A compact batch: TID table and base priorities as given (rest 0), then packets in hex. */
+    void compact(int cpu, long firstTs, int[] tids, int[] bases, String packetsHex) {
+        byte[] packets = HexFormat.of().parseHex(packetsHex);
+        ByteBuffer p = ByteBuffer.allocate(0x58 + packets.length).order(ByteOrder.LITTLE_ENDIAN);
+        p.putLong(0, firstTs);
+        for (int i = 0; i < tids.length; i++) {
+            p.putInt(8 + 4 * i, tids[i]);
+            p.put(0x48 + i, (byte) bases[i]);
+        }
+        p.put(0x58, packets);
+        // the event's timestamp is when the batch was logged: its last switch
+        w.perfInfoEvent(cpu, 0x0525, 2, firstTs, null, null, p.array(), p.capacity());
+    }
+
+    void threadEnd(int cpu, long ts, int pid, int tid) {
+        ByteBuffer p = ByteBuffer.allocate(72).order(ByteOrder.LITTLE_ENDIAN);
+        p.putInt(0, pid).putInt(4, tid).put(68, (byte) 8);
+        w.systemEvent(cpu, ThreadEvent.END, 3, tid, pid, ts, p.array());
+    }
+
+    List<ContextSwitch> decode() throws IOException {
+        close();
+        List<ContextSwitch> out = new ArrayList<>();
+        SessionDecoder.decodeFile(file, "host1", null, out::add, null);
+        return out;
+    }
+
+    @Override
+    public void close() throws IOException {
+        w.close();
+    }
+}
