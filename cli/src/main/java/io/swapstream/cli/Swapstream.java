@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 /** The one {@code swapstream} executable. */
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream 0.1.0",
         description = "Windows context-switch traces to per-thread scheduling statistics.",
-        subcommands = {InspectCommand.class})
+        subcommands = {InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class})
 public final class Swapstream {
 
     /** Exit code for input the user must fix (bad file, bad option). */

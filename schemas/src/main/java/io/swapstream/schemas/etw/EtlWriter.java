@@ -94,6 +94,28 @@ public final class EtlWriter implements Closeable {
         advance(b, size, ts);
     }
 
+    /** Appends a minimal EVENT_HEADER64 event (a manifest provider's event), for traces with unrelated events. */
+    public void eventHeaderEvent(int cpu, long ts, int threadId, int processId, int eventId, byte[] payload) {
+        int size = 0x50 + payload.length;
+        ByteBuffer b = reserve(cpu, size);
+        int p = b.position();
+        b.putShort(p, (short) size);
+        b.putShort(p + 2, (short) 0xC013);
+        b.putInt(p + 8, threadId);
+        b.putInt(p + 0xC, processId);
+        b.putLong(p + 0x10, ts);
+        b.putLong(p + 0x18, 0x5377617073747265L); // provider GUID: any fixed value
+        b.putShort(p + 0x28, (short) eventId);
+        b.put(p + 0x50, payload);
+        advance(b, size, ts);
+    }
+
+    /** Flushes every processor's partly filled buffer, as the kernel's flush timer does. */
+    public void flushAll() {
+        open.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> flush(e.getKey(), e.getValue()));
+        open.clear();
+    }
+
     private ByteBuffer reserve(int cpu, int size) {
         if (size > 0xFFFF || size > session.bufferSize() - BufferHeader.SIZE) {
             throw new IllegalArgumentException("event of " + size + " bytes does not fit a buffer");
@@ -193,8 +215,7 @@ public final class EtlWriter implements Closeable {
     public void close() throws IOException {
         if (!out.isOpen()) return;
         try {
-            open.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> flush(e.getKey(), e.getValue()));
-            open.clear();
+            flushAll();
             long d = lastTimestamp - ts0;
             long f = Math.max(1, ticksPerSecond());
             long endTime = session.startTimeFileTime() + d / f * 10_000_000L + d % f * 10_000_000L / f;

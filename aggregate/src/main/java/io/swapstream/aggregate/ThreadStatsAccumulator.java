@@ -1,0 +1,169 @@
+package io.swapstream.aggregate;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import com.datadoghq.sketch.ddsketch.DDSketches;
+import io.swapstream.decode.KernelEnums;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Running statistics of one thread in one window. Mergeable, so partial results (per partition,
+ * per restart) combine exactly; percentiles come from a DDSketch with 1% relative accuracy.
+ */
+public final class ThreadStatsAccumulator {
+    public static final double RELATIVE_ACCURACY = 0.01;
+
+    long firstNanos = Long.MAX_VALUE;
+    long lastNanos = Long.MIN_VALUE;
+    long switchIn;
+    long switchOut;
+    long voluntary;
+    long involuntary;
+    final long[] waitReasons = new long[64];
+    long waitReasonBitMap;
+    long waitCount;
+    long waitSum;
+    long waitMin = Long.MAX_VALUE;
+    long waitMax = Long.MIN_VALUE;
+    DDSketch waits = newSketch();
+    long ticksCount;
+    long ticksSum;
+    long ticksMax = Long.MIN_VALUE;
+    long runCount;
+    long runSum;
+    long runMax = Long.MIN_VALUE;
+    long priorityCount;
+    long prioritySum;
+    int priorityMin = Integer.MAX_VALUE;
+    int priorityMax = Integer.MIN_VALUE;
+    final long[] priorityHistogram = new long[32];
+    long[] pmcDeltas;
+
+    static DDSketch newSketch() {
+        return DDSketches.unboundedDense(RELATIVE_ACCURACY);
+    }
+
+    void seen(long nanos) {
+        if (nanos < firstNanos) firstNanos = nanos;
+        if (nanos > lastNanos) lastNanos = nanos;
+    }
+
+    /** The thread came on a processor. */
+    public void switchIn(long nanos, Long waitNanos, Long waitTicks) {
+        seen(nanos);
+        switchIn++;
+        if (waitNanos != null) {
+            long w = waitNanos;
+            waitCount++;
+            waitSum += w;
+            if (w < waitMin) waitMin = w;
+            if (w > waitMax) waitMax = w;
+            waits.accept(w);
+        }
+        if (waitTicks != null) {
+            ticksCount++;
+            ticksSum += waitTicks;
+            if (waitTicks > ticksMax) ticksMax = waitTicks;
+        }
+    }
+
+    /** The thread left a processor; {@code waitReason} is -1 unless the state is Waiting. */
+    public void switchOut(long nanos, int state, int waitReason, Integer priority, Long runNanos) {
+        seen(nanos);
+        switchOut++;
+        if (state == KernelEnums.STATE_WAITING) {
+            voluntary++;
+            if (waitReason >= 0 && waitReason < 64) {
+                waitReasons[waitReason]++;
+                waitReasonBitMap |= 1L << waitReason;
+            }
+        } else if (state != KernelEnums.STATE_TERMINATED) {
+            involuntary++;
+        }
+        if (runNanos != null) {
+            runCount++;
+            runSum += runNanos;
+            if (runNanos > runMax) runMax = runNanos;
+        }
+        if (priority != null) {
+            int p = priority;
+            priorityCount++;
+            prioritySum += p;
+            if (p < priorityMin) priorityMin = p;
+            if (p > priorityMax) priorityMax = p;
+            if (p >= 0 && p < 32) priorityHistogram[p]++;
+        }
+    }
+
+    /** Adds one run slice's counter deltas. */
+    public void pmc(long[] deltas) {
+        if (pmcDeltas == null) pmcDeltas = new long[deltas.length];
+        else if (pmcDeltas.length < deltas.length) pmcDeltas = Arrays.copyOf(pmcDeltas, deltas.length);
+        for (int i = 0; i < deltas.length; i++) pmcDeltas[i] += deltas[i];
+    }
+
+    public void merge(ThreadStatsAccumulator o) {
+        firstNanos = Math.min(firstNanos, o.firstNanos);
+        lastNanos = Math.max(lastNanos, o.lastNanos);
+        switchIn += o.switchIn;
+        switchOut += o.switchOut;
+        voluntary += o.voluntary;
+        involuntary += o.involuntary;
+        for (int i = 0; i < 64; i++) waitReasons[i] += o.waitReasons[i];
+        waitReasonBitMap |= o.waitReasonBitMap;
+        waitCount += o.waitCount;
+        waitSum += o.waitSum;
+        waitMin = Math.min(waitMin, o.waitMin);
+        waitMax = Math.max(waitMax, o.waitMax);
+        waits.mergeWith(o.waits);
+        ticksCount += o.ticksCount;
+        ticksSum += o.ticksSum;
+        ticksMax = Math.max(ticksMax, o.ticksMax);
+        runCount += o.runCount;
+        runSum += o.runSum;
+        runMax = Math.max(runMax, o.runMax);
+        priorityCount += o.priorityCount;
+        prioritySum += o.prioritySum;
+        priorityMin = Math.min(priorityMin, o.priorityMin);
+        priorityMax = Math.max(priorityMax, o.priorityMax);
+        for (int i = 0; i < 32; i++) priorityHistogram[i] += o.priorityHistogram[i];
+        if (o.pmcDeltas != null) pmc(o.pmcDeltas);
+    }
+
+    public long firstNanos() { return firstNanos; }
+    public long lastNanos() { return lastNanos; }
+
+    private Long quantile(double q) {
+        if (waitCount == 0) return null;
+        long v = Math.round(waits.getValueAtQuantile(q));
+        return Math.max(waitMin, Math.min(waitMax, v));
+    }
+
+    /** The statistics, labelled; window bounds as given (whole session: first and last switch). */
+    public ThreadStats toStats(String session, String host, int tid, Integer pid, String processName, String threadName,
+                               long windowStart, long windowEnd) {
+        Map<String, Long> reasons = new LinkedHashMap<>();
+        for (int i = 0; i < 64; i++) if (waitReasons[i] > 0) reasons.put(KernelEnums.waitReason(i), waitReasons[i]);
+        List<Long> hist = new ArrayList<>(32);
+        for (long c : priorityHistogram) hist.add(c);
+        List<Long> pmc = null;
+        if (pmcDeltas != null) {
+            pmc = new ArrayList<>(pmcDeltas.length);
+            for (long d : pmcDeltas) pmc.add(d);
+        }
+        boolean waited = waitCount > 0;
+        boolean prio = priorityCount > 0;
+        return new ThreadStats(session, host, tid, pid, processName, threadName, windowStart, windowEnd,
+                switchIn, switchOut, voluntary, involuntary, reasons, waitReasonBitMap,
+                waitCount, waitSum, waited ? waitMin : null, waited ? waitMax : null,
+                waited ? (double) waitSum / waitCount : null,
+                quantile(0.50), quantile(0.90), quantile(0.99),
+                ticksCount, ticksSum, ticksCount > 0 ? ticksMax : null,
+                runCount, runSum, runCount > 0 ? runMax : null,
+                prio ? priorityMin : null, prio ? priorityMax : null,
+                prio ? (double) prioritySum / priorityCount : null, hist, pmc);
+    }
+}

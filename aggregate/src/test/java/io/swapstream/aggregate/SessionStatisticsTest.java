@@ -1,0 +1,175 @@
+package io.swapstream.aggregate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.KernelEnums;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SessionStatisticsTest {
+    @TempDir Path dir;
+
+    static ContextSwitch sw(long t, int cpu, int old, Integer oldPri, String state, String reason, Integer nw, Long ticks,
+                            Long since, Long run) {
+        return new ContextSwitch("s", "h", cpu, t, t, "CSWITCH", old, oldPri, state, reason, null, nw, null, ticks,
+                null, since, run);
+    }
+
+    /** Windows of 100 ns; every expected number below is worked out by hand. */
+    @Test
+    void windowBoundary() {
+        SessionStatistics st = new SessionStatistics(100);
+        st.accept(sw(50, 0, 0, null, null, null, 7, 0L, null, null));            // 7 in at 50 (window 0)
+        st.accept(sw(99, 0, 7, 9, "Waiting", "WrQueue", 8, 1L, null, 49L));     // 7 out at 99 (window 0), run 49
+        st.accept(sw(100, 1, 0, null, null, null, 7, 2L, 1L, null));             // 7 in at 100 (window 100): waited 1
+        st.accept(sw(250, 1, 7, 11, "Ready", null, 0, null, null, 150L));        // 7 out at 250 (window 200), run 150
+        List<ThreadStats> w = st.windowed(null);
+        Map<String, ThreadStats> by = new HashMap<>();
+        w.forEach(t -> by.put(t.windowStartNanos() + "/" + t.threadId(), t));
+        ThreadStats w0 = by.get("0/7");
+        assertEquals(100, w0.windowEndNanos());
+        assertEquals(1, w0.switchInCount());
+        assertEquals(1, w0.switchOutCount());
+        assertEquals(0, w0.waitCount());
+        assertEquals(1, w0.voluntarySwitchOutCount());
+        assertEquals(Map.of("WrQueue", 1L), w0.waitReasonCounts());
+        assertEquals(1L << 15, w0.waitReasonBitMap());
+        assertEquals(49, w0.runSumNanos());
+        ThreadStats w1 = by.get("100/7");
+        assertEquals(1, w1.switchInCount());
+        assertEquals(0, w1.switchOutCount());
+        assertEquals(1, w1.waitCount());
+        assertEquals(1L, w1.waitMinNanos());
+        assertEquals(1L, w1.waitP99Nanos());
+        assertEquals(2L, w1.newThreadWaitTicksMax());
+        assertNull(w1.priorityMin());
+        ThreadStats w2 = by.get("200/7");
+        assertEquals(1, w2.involuntarySwitchOutCount());
+        assertEquals(150L, w2.runMaxNanos());
+        assertEquals(11, w2.priorityMax());
+        assertEquals(1L, w2.priorityHistogram().get(11));
+        ThreadStats t8 = by.get("0/8");
+        assertEquals(1, t8.switchInCount());
+        assertEquals(4, w.size(), "idle thread 0 is excluded: " + w);
+        ThreadStats whole = st.wholeSession(null).stream().filter(t -> t.threadId() == 7).findFirst().orElseThrow();
+        assertEquals(50, whole.windowStartNanos());
+        assertEquals(250, whole.windowEndNanos());
+        assertEquals(2, whole.switchInCount());
+        assertEquals(2, whole.switchOutCount());
+        assertEquals(199, whole.runSumNanos());
+        assertEquals(10.0, whole.priorityMean());
+        assertEquals(2L, whole.newThreadWaitTicksSum()); // 0 at 50, 2 at 100 (the 1 at 99 is thread 8's)
+    }
+
+    @Test
+    void terminatedIsNeitherVoluntaryNorInvoluntary() {
+        SessionStatistics st = new SessionStatistics(0);
+        st.accept(sw(10, 0, 5, 8, "Terminated", null, 0, null, null, 3L));
+        ThreadStats t = st.wholeSession(null).get(0);
+        assertEquals(1, t.switchOutCount());
+        assertEquals(0, t.voluntarySwitchOutCount() + t.involuntarySwitchOutCount());
+    }
+
+    /** Whole-session statistics of a generated trace against a direct computation over its switch list. */
+    @Test
+    void matchesADirectComputation() throws Exception {
+        Path f = dir.resolve("g.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withMode("cswitch").withPmc(2),
+                MaximumWaitReason.forBuild(19041));
+        List<ContextSwitch> all = new ArrayList<>();
+        SessionStatistics st = new SessionStatistics(0);
+        SessionDecoder.decodeFile(f, "h", null, s -> { all.add(s); st.accept(s); }, null);
+        List<ThreadStats> stats = st.wholeSession(null);
+        assertTrue(stats.size() > 20);
+        Map<Integer, long[]> lastPmc = new HashMap<>();
+        Map<Integer, long[]> pmcSum = new HashMap<>();
+        for (ContextSwitch s : all) {
+            long[] now = s.pmcCounters().stream().mapToLong(Long::longValue).toArray();
+            long[] prev = lastPmc.put(s.cpu(), now);
+            if (prev != null && s.oldThreadId() != 0 && s.oldThreadRunNanos() != null) {
+                long[] sum = pmcSum.computeIfAbsent(s.oldThreadId(), k -> new long[2]);
+                for (int i = 0; i < 2; i++) sum[i] += now[i] - prev[i];
+            }
+        }
+        for (ThreadStats t : stats) {
+            int tid = t.threadId();
+            List<Long> waits = new ArrayList<>();
+            long in = 0, out = 0, vol = 0, invol = 0, runs = 0, runSum = 0, runMax = Long.MIN_VALUE, ticksN = 0, ticksSum = 0;
+            long bitmap = 0, prioN = 0, prioSum = 0;
+            long[] hist = new long[32];
+            Map<String, Long> reasons = new HashMap<>();
+            long first = Long.MAX_VALUE, last = Long.MIN_VALUE;
+            for (ContextSwitch s : all) {
+                if (s.newThreadId() != null && s.newThreadId() == tid) {
+                    in++;
+                    first = Math.min(first, s.timeNanos());
+                    last = Math.max(last, s.timeNanos());
+                    if (s.newThreadTimeSinceLastNanos() != null) waits.add(s.newThreadTimeSinceLastNanos());
+                    if (s.newThreadWaitTicks() != null) { ticksN++; ticksSum += s.newThreadWaitTicks(); }
+                }
+                if (s.oldThreadId() == tid) {
+                    out++;
+                    first = Math.min(first, s.timeNanos());
+                    last = Math.max(last, s.timeNanos());
+                    if ("Waiting".equals(s.oldThreadState())) {
+                        vol++;
+                        reasons.merge(s.oldThreadWaitReason(), 1L, Long::sum);
+                        bitmap |= 1L << KernelEnums.waitReasonValue(s.oldThreadWaitReason());
+                    } else if (!"Terminated".equals(s.oldThreadState())) {
+                        invol++;
+                    }
+                    if (s.oldThreadRunNanos() != null) { runs++; runSum += s.oldThreadRunNanos(); runMax = Math.max(runMax, s.oldThreadRunNanos()); }
+                    prioN++;
+                    prioSum += s.oldThreadPriority();
+                    hist[s.oldThreadPriority()]++;
+                }
+            }
+            String at = "tid " + tid;
+            assertEquals(in, t.switchInCount(), at);
+            assertEquals(out, t.switchOutCount(), at);
+            assertEquals(vol, t.voluntarySwitchOutCount(), at);
+            assertEquals(invol, t.involuntarySwitchOutCount(), at);
+            assertEquals(reasons, t.waitReasonCounts(), at);
+            assertEquals(bitmap, t.waitReasonBitMap(), at);
+            assertEquals(first, t.windowStartNanos(), at);
+            assertEquals(last, t.windowEndNanos(), at);
+            assertEquals(waits.size(), t.waitCount(), at);
+            assertEquals(waits.stream().mapToLong(Long::longValue).sum(), t.waitSumNanos(), at);
+            assertEquals(ticksN, t.newThreadWaitTicksCount(), at);
+            assertEquals(ticksSum, t.newThreadWaitTicksSum(), at);
+            assertEquals(runs, t.runCount(), at);
+            assertEquals(runSum, t.runSumNanos(), at);
+            if (runs > 0) assertEquals(runMax, t.runMaxNanos(), at);
+            if (prioN > 0) assertEquals((double) prioSum / prioN, t.priorityMean(), 1e-9, at);
+            for (int p = 0; p < 32; p++) assertEquals(hist[p], t.priorityHistogram().get(p), at);
+            long[] pmc = pmcSum.get(tid);
+            if (pmc != null) assertEquals(List.of(pmc[0], pmc[1]), t.pmcDeltas(), at);
+            if (!waits.isEmpty()) {
+                waits.sort(null);
+                assertEquals(waits.get(0), t.waitMinNanos(), at);
+                assertEquals(waits.get(waits.size() - 1), t.waitMaxNanos(), at);
+                assertWithinOnePercent(waits, 0.50, t.waitP50Nanos(), at);
+                assertWithinOnePercent(waits, 0.90, t.waitP90Nanos(), at);
+                assertWithinOnePercent(waits, 0.99, t.waitP99Nanos(), at);
+            }
+        }
+    }
+
+    /** The exact quantile is the sorted value at rank floor(q (n - 1)). */
+    static void assertWithinOnePercent(List<Long> sorted, double q, long got, String at) {
+        long exact = sorted.get((int) Math.floor(q * (sorted.size() - 1)));
+        assertTrue(Math.abs(got - exact) <= 0.01 * exact + 1, at + " p" + q + ": " + got + " vs exact " + exact);
+    }
+}

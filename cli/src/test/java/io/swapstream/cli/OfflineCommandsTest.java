@@ -1,0 +1,92 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.decode.ContextSwitch;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OfflineCommandsTest {
+    @TempDir Path dir;
+    final ObjectMapper json = new ObjectMapper();
+
+    Path generate(String mode, int switches) {
+        Path f = dir.resolve(mode + ".etl");
+        CliRunner r = CliRunner.run("generate", "-o", f.toString(), "--mode", mode, "--switches", String.valueOf(switches));
+        assertEquals(0, r.exit(), r.err());
+        return f;
+    }
+
+    @Test
+    void switchesJsonLinesUseTheDesignFieldNamesWithNulls() throws Exception {
+        Path f = generate("compact", 2000);
+        CliRunner r = CliRunner.run("switches", f.toString(), "--host", "web01");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(2000, lines.size());
+        for (String line : lines.subList(0, 50)) {
+            JsonNode n = json.readTree(line);
+            List<String> keys = new ArrayList<>();
+            for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) keys.add(it.next());
+            assertEquals(ContextSwitch.FIELDS, keys);
+            assertEquals("web01", n.get("host").asText());
+            assertTrue(n.get("newThreadPriority").isNull(), "compact carries no new-thread priority");
+        }
+    }
+
+    @Test
+    void csvHasAHeaderAndOneRowPerSwitch() {
+        Path f = generate("cswitch", 1000);
+        CliRunner r = CliRunner.run("switches", f.toString(), "--format", "csv");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(String.join(",", ContextSwitch.FIELDS), lines.get(0));
+        assertEquals(1001, lines.size());
+        assertEquals(ContextSwitch.FIELDS.size(), lines.get(1).split(",", -1).length);
+    }
+
+    @Test
+    void statsTopByP99AndWindows() throws Exception {
+        Path f = generate("compact", 20000);
+        CliRunner top = CliRunner.run("stats", f.toString(), "--top", "5", "--by", "waitP99Nanos");
+        assertEquals(0, top.exit(), top.err());
+        List<String> lines = top.out().lines().toList();
+        assertEquals(5, lines.size());
+        double prev = Double.MAX_VALUE;
+        for (String l : lines) {
+            JsonNode n = json.readTree(l);
+            assertTrue(n.has("waitReasonCounts") && n.has("priorityHistogram") && n.has("pmcDeltas"));
+            assertTrue(n.get("processName").asText().startsWith("app"), l);
+            double p99 = n.get("waitP99Nanos").asDouble();
+            assertTrue(p99 <= prev);
+            prev = p99;
+        }
+        CliRunner win = CliRunner.run("stats", f.toString(), "--window", "1s");
+        assertEquals(0, win.exit(), win.err());
+        for (String l : win.out().lines().toList()) {
+            JsonNode n = json.readTree(l);
+            assertEquals(1_000_000_000L, n.get("windowEndNanos").asLong() - n.get("windowStartNanos").asLong());
+            assertEquals(0, n.get("windowStartNanos").asLong() % 1_000_000_000L);
+        }
+        CliRunner table = CliRunner.run("stats", f.toString(), "--format", "table", "--top", "3");
+        assertEquals(5, table.out().lines().count(), table.out());
+    }
+
+    @Test
+    void badOptionsAreOneLine() {
+        Path f = generate("compact", 100);
+        CliRunner r = CliRunner.run("stats", f.toString(), "--window", "soon");
+        assertEquals(Swapstream.EXIT_BAD_INPUT, r.exit());
+        assertEquals("swapstream: 'soon' is not a duration (for example 60s, 500ms, 5m)", r.err().strip());
+        CliRunner by = CliRunner.run("stats", f.toString(), "--by", "colour");
+        assertEquals(Swapstream.EXIT_BAD_INPUT, by.exit());
+        assertEquals(1, by.err().strip().lines().count());
+    }
+}

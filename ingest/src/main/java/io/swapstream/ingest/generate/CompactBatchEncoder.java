@@ -1,0 +1,97 @@
+package io.swapstream.ingest.generate;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Builds one processor's PERFINFO_CCSWAP_BUFFER batches by the kernel's rules (seed 000): a batch
+ * is logged when its TID table is full and a new old thread comes, when fewer than 8 bytes remain
+ * of its 0x400, or when a time delta does not fit 30 bits. Each batch starts at its first switch
+ * (FirstTimeStamp = that switch's time, first delta 0).
+ */
+final class CompactBatchEncoder {
+    static final int HEADER = 0x58;
+    static final int MAX = 0x400;
+
+    interface BatchSink {
+        void onBatch(int cpu, long lastTs, byte[] payload, int length);
+    }
+
+    private final int cpu;
+    private final int maximumWaitReason;
+    private final BatchSink sink;
+    private final ByteBuffer b = ByteBuffer.allocate(MAX).order(ByteOrder.LITTLE_ENDIAN);
+    private int tids;
+    private int pos = -1;
+    private long lastTs;
+
+    CompactBatchEncoder(int cpu, int maximumWaitReason, BatchSink sink) {
+        this.cpu = cpu;
+        this.maximumWaitReason = maximumWaitReason;
+        this.sink = sink;
+    }
+
+    void onSwitch(long ts, int oldTid, int oldPriority, int oldBase, int oldState, int oldReason, int newWaitTicks) {
+        long delta = pos < 0 ? 0 : ts - lastTs;
+        if (pos >= 0) {
+            boolean tableFull = oldTid != 0 && index(oldTid) < 0 && tids == 16;
+            if (tableFull || MAX - pos < 8 || delta >= 1L << 30) {
+                flush();
+                delta = 0;
+            }
+        }
+        if (pos < 0) open(ts);
+        lastTs = ts;
+        int d = (int) delta;
+        if (oldTid == 0) {
+            if (delta < 1 << 14) {
+                b.putShort(pos, (short) (d << 2));
+                pos += 2;
+            } else {
+                b.putInt(pos, 1 | d << 2);
+                pos += 4;
+            }
+            return;
+        }
+        int index = index(oldTid);
+        if (index < 0) {
+            index = tids++;
+            b.putInt(8 + 4 * index, oldTid);
+            b.put(0x48 + index, (byte) oldBase);
+        }
+        int base = b.get(0x48 + index);
+        int inc = oldPriority - base;
+        int stateWr = oldState == 5 ? oldReason : oldState + maximumWaitReason;
+        if (newWaitTicks <= 1 && delta < 1 << 17 && inc >= 0 && inc <= 7) {
+            b.putInt(pos, 2 | index << 2 | inc << 6 | stateWr << 9 | d << 15);
+            pos += 4;
+        } else {
+            int wait = Math.min(newWaitTicks, (1 << 17) - 1);
+            b.putInt(pos, 3 | d << 2);
+            b.putInt(pos + 4, index | stateWr << 4 | (oldPriority & 0x1F) << 10 | wait << 15);
+            pos += 8;
+        }
+    }
+
+    private int index(int tid) {
+        for (int i = 0; i < tids; i++) if (b.getInt(8 + 4 * i) == tid) return i;
+        return -1;
+    }
+
+    private void open(long ts) {
+        java.util.Arrays.fill(b.array(), (byte) 0);
+        b.putLong(0, ts);
+        tids = 0;
+        pos = HEADER;
+    }
+
+    /** Logs the open batch, if any. */
+    void flush() {
+        if (pos < 0 || pos == HEADER) {
+            pos = -1;
+            return;
+        }
+        sink.onBatch(cpu, lastTs, b.array(), pos);
+        pos = -1;
+    }
+}

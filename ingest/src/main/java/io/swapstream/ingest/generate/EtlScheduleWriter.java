@@ -1,0 +1,97 @@
+package io.swapstream.ingest.generate;
+
+import io.swapstream.schemas.etw.EtlWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/** Writes a simulated schedule as real ETL events: CSwitch events or compact batches. */
+final class EtlScheduleWriter implements ScheduleSink {
+    private final EtlWriter w;
+    private final boolean compact;
+    private final CompactBatchEncoder[] encoders;
+    private final byte[] cswitch = new byte[24];
+    private final ByteBuffer cs = ByteBuffer.wrap(cswitch).order(ByteOrder.LITTLE_ENDIAN);
+
+    EtlScheduleWriter(EtlWriter w, boolean compact, int processors, int maximumWaitReason) {
+        this.w = w;
+        this.compact = compact;
+        this.encoders = new CompactBatchEncoder[processors];
+        for (int c = 0; c < processors; c++) {
+            encoders[c] = new CompactBatchEncoder(c, maximumWaitReason,
+                    (cpu, ts, payload, len) -> w.perfInfoEvent(cpu, 0x0525, 2, ts, null, null, payload, len));
+        }
+    }
+
+    @Override
+    public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBase,
+                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc) {
+        if (compact) {
+            encoders[cpu].onSwitch(ts, oldTid, oldPriority, oldBase, oldState, oldWaitReason, newWaitTicks);
+            return;
+        }
+        cs.putInt(0, newTid).putInt(4, oldTid).put(8, (byte) newPriority).put(9, (byte) oldPriority);
+        cs.put(10, (byte) (oldTid == 0 ? 1 : 0)).put(11, (byte) 0).put(12, (byte) oldWaitReason);
+        cs.put(13, (byte) (oldUserMode ? 1 : 0)).put(14, (byte) oldState).put(15, (byte) cpu);
+        cs.putInt(16, newWaitTicks).putInt(20, 0);
+        w.perfInfoEvent(cpu, 0x0524, 4, ts, pmc, null, cswitch, 24);
+    }
+
+    /** Other events on a processor come after that processor's switches so far, as in time. */
+    private void before(int cpu) {
+        if (compact && cpu < encoders.length) encoders[cpu].flush();
+    }
+
+    @Override
+    public void onProcess(int cpu, long ts, int hookId, int pid, int parentPid, String image, String commandLine) {
+        before(cpu);
+        byte[] img = (image + "\0").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] cmd = (commandLine + "\0").getBytes(StandardCharsets.UTF_16LE);
+        // Process_V4: key, pid, parent, session, exit, DirectoryTableBase, Flags, SID (none: 4 zero bytes), image, cmd
+        ByteBuffer p = ByteBuffer.allocate(8 + 16 + 8 + 4 + 4 + img.length + cmd.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+        p.putLong(0xFFFF000000000000L | pid).putInt(pid).putInt(parentPid).putInt(1).putInt(0).putLong(0x1AB000L).putInt(0).putInt(0);
+        p.put(img).put(cmd);
+        w.systemEvent(cpu, hookId, 4, 0, pid, ts, p.array());
+    }
+
+    @Override
+    public void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) {
+        before(cpu);
+        // Thread_V3: pid, tid, 7 pointers, SubProcessTag, BasePriority, PagePriority, IoPriority, Flags
+        ByteBuffer p = ByteBuffer.allocate(72).order(ByteOrder.LITTLE_ENDIAN);
+        p.putInt(0, pid).putInt(4, tid).putLong(8, 0xFFFF800000000000L + tid * 0x1000L);
+        p.put(68, (byte) basePriority).put(69, (byte) 5).put(70, (byte) 2);
+        w.systemEvent(cpu, hookId, 3, tid, pid, ts, p.array());
+    }
+
+    @Override
+    public void onThreadName(int cpu, long ts, int pid, int tid, String name) {
+        before(cpu);
+        byte[] n = (name + "\0").getBytes(StandardCharsets.UTF_16LE);
+        ByteBuffer p = ByteBuffer.allocate(8 + n.length).order(ByteOrder.LITTLE_ENDIAN);
+        p.putInt(pid).putInt(tid).put(n);
+        w.systemEvent(cpu, 0x0548, 2, tid, pid, ts, p.array());
+    }
+
+    @Override
+    public void onNoise(int cpu, long ts, int kind) {
+        if (kind == 0) {
+            // SampledProfile (0x0F2E): InstructionPointer, ThreadId, Count
+            byte[] p = new byte[16];
+            ByteBuffer.wrap(p).order(ByteOrder.LITTLE_ENDIAN).putLong(0x7FF612340000L).putInt(1000).putInt(1);
+            w.perfInfoEvent(cpu, 0x0F2E, 2, ts, null, null, p, 16);
+        } else {
+            w.eventHeaderEvent(cpu, ts, 1000, 400, 7, new byte[12]);
+        }
+    }
+
+    @Override
+    public void onFlushTimer(long ts) {
+        for (CompactBatchEncoder e : encoders) e.flush();
+        w.flushAll();
+    }
+
+    void finish() {
+        for (CompactBatchEncoder e : encoders) e.flush();
+    }
+}

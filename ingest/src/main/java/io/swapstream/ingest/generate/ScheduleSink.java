@@ -1,0 +1,25 @@
+package io.swapstream.ingest.generate;
+
+/** What the simulated scheduler does, in time order; times are raw 10 MHz ticks. */
+public interface ScheduleSink {
+    /**
+     * One context switch on {@code cpu}.
+     *
+     * @param oldWaitReason KWAIT_REASON written even when the state is not Waiting (as the kernel does)
+     * @param pmc           cumulative counters of this cpu at the switch, or null
+     */
+    void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
+                  int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc);
+
+    void onProcess(int cpu, long ts, int hookId, int pid, int parentPid, String image, String commandLine);
+
+    void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority);
+
+    void onThreadName(int cpu, long ts, int pid, int tid, String name);
+
+    /** An event the decoder must skip. */
+    void onNoise(int cpu, long ts, int kind);
+
+    /** The kernel's flush timer fired: write out partly filled buffers. */
+    void onFlushTimer(long ts);
+}

@@ -1,0 +1,40 @@
+package io.swapstream.ingest.generate;
+
+import io.swapstream.schemas.etw.ClockType;
+import io.swapstream.schemas.etw.EtlWriter;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** {@code swapstream generate}: a simulated schedule written as a real .etl file. */
+public final class TraceGenerator {
+    private TraceGenerator() {}
+
+    /** The raw timestamp of the logfile header event; the simulation starts just after it. */
+    public static final long TS0 = 5_000_000_000L;
+
+    /**
+     * Writes the trace; returns the number of context switches in it.
+     *
+     * @param maximumWaitReason how compact batches encode OldThreadStateWr (the build's value)
+     */
+    public static long generate(Path out, GeneratorOptions o, int maximumWaitReason) throws IOException {
+        boolean compact = switch (o.mode()) {
+            case "compact" -> true;
+            case "cswitch" -> false;
+            default -> throw new IllegalArgumentException("mode must be cswitch or compact, not '" + o.mode() + "'");
+        };
+        if (compact && o.pmcCounters() > 0) {
+            throw new IllegalArgumentException("PMC counters ride on CSwitch events: use --mode cswitch with --pmc");
+        }
+        EtlWriter.Session s = new EtlWriter.Session(64 * 1024, o.build(), o.processors(), ClockType.PERFCOUNTER,
+                SchedulerSimulator.TICKS_PER_SECOND, 2995, o.startTimeFileTime(), o.startTimeFileTime() - 36_000_000_000L,
+                0x00000001, o.loggerName(), "generated-" + o.mode() + ".etl");
+        long n;
+        try (EtlWriter w = new EtlWriter(out, s, TS0)) {
+            EtlScheduleWriter sink = new EtlScheduleWriter(w, compact, o.processors(), maximumWaitReason);
+            n = new SchedulerSimulator(o, sink).run(TS0 + 1);
+            sink.finish();
+        }
+        return n;
+    }
+}

@@ -1,0 +1,75 @@
+package io.swapstream.ingest.generate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The generator's batches against bytes worked out by hand from the layouts of seed 000. */
+class CompactBatchEncoderTest {
+    record Batch(int cpu, long lastTs, byte[] payload) {}
+
+    final List<Batch> batches = new ArrayList<>();
+    final CompactBatchEncoder enc = new CompactBatchEncoder(3, 0x28,
+            (cpu, ts, p, len) -> batches.add(new Batch(cpu, ts, java.util.Arrays.copyOf(p, len))));
+
+    static String hex(byte[] b, int from) {
+        return HexFormat.of().formatHex(b, from, b.length);
+    }
+
+    @Test
+    void packetsOfEveryKindByHand() {
+        enc.onSwitch(1000, 0, 0, 0, 2, 0, 0);          // first switch: IdleShort, delta 0 → 0000
+        enc.onSwitch(1010, 100, 10, 8, 5, 6, 1);       // Lite idx0 inc2 wr6 delta10: 2|0|2<<6|6<<9|10<<15 = 0x50C82
+        enc.onSwitch(1035, 104, 12, 10, 1, 32, 3);     // Full (3 ticks): 3|25<<2 = 0x67; 1|0x29<<4|12<<10|3<<15 = 0x1B291
+        enc.onSwitch(1035 + 20_000, 0, 0, 0, 2, 0, 0); // Idle, delta 20000 > 14 bits: 1|20000<<2 = 0x13881
+        enc.flush();
+        assertEquals(1, batches.size());
+        Batch b = batches.get(0);
+        assertEquals(3, b.cpu());
+        assertEquals(21035, b.lastTs());
+        ByteBuffer v = ByteBuffer.wrap(b.payload()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(1000, v.getLong(0));
+        assertEquals(100, v.getInt(8));
+        assertEquals(104, v.getInt(12));
+        assertEquals(0, v.getInt(16));
+        assertEquals(8, v.get(0x48));
+        assertEquals(10, v.get(0x49));
+        assertEquals("0000" + "820c0500" + "67000000" + "91b20100" + "81380100", hex(b.payload(), 0x58));
+    }
+
+    @Test
+    void seventeenthThreadStartsANewBatch() {
+        for (int i = 0; i < 17; i++) enc.onSwitch(100 + i, 1000 + 4 * i, 8, 8, 5, 6, 0);
+        enc.flush();
+        assertEquals(2, batches.size());
+        assertEquals(0x58 + 16 * 4, batches.get(0).payload().length);
+        ByteBuffer second = ByteBuffer.wrap(batches.get(1).payload()).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(116, second.getLong(0), "FirstTimeStamp is the new batch's first switch");
+        assertEquals(1064, second.getInt(8));
+        // Lite, idx 0, wr 6, delta 0: 2 | 6 << 9 = 0x0C02
+        assertEquals("020c0000", hex(batches.get(1).payload(), 0x58));
+    }
+
+    @Test
+    void aBatchNeverPassesTheKernelLimit() {
+        for (int i = 0; i < 400; i++) enc.onSwitch(10L * i, 100, 8, 8, 1, 0, 5); // Full packets, 8 bytes each
+        enc.flush();
+        for (Batch b : batches) assertEquals(true, b.payload().length <= 0x400);
+        assertEquals((0x400 - 0x58) / 8, (batches.get(0).payload().length - 0x58) / 8);
+        int packets = batches.stream().mapToInt(b -> (b.payload().length - 0x58) / 8).sum();
+        assertEquals(400, packets);
+    }
+
+    @Test
+    void priorityOutsideTheLiteRangeUsesFull() {
+        enc.onSwitch(0, 100, 4, 8, 5, 6, 0); // priority below base: inc would be negative
+        enc.flush();
+        // Full: 3 | 0 << 2; idx 0 | wr 6 << 4 | prio 4 << 10 | 0 = 0x1060
+        assertEquals("03000000" + "60100000", hex(batches.get(0).payload(), 0x58));
+    }
+}
