@@ -37,10 +37,16 @@ public final class SessionDecoder {
     /** Decodes a whole file; returns the session. */
     public static SessionDecoder decodeFile(Path file, String host, Integer maximumWaitReasonOverride,
                                             Consumer<ContextSwitch> switches, Consumer<ThreadInfo> threads) throws IOException {
-        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, switches, threads);
         try (EtlReader r = EtlReader.open(file)) {
-            while (r.next()) d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
+            return decode(r, host, maximumWaitReasonOverride, switches, threads);
         }
+    }
+
+    /** Decodes every buffer {@code reader} has left, then ends the session. */
+    public static SessionDecoder decode(EtlReader reader, String host, Integer maximumWaitReasonOverride,
+                                        Consumer<ContextSwitch> switches, Consumer<ThreadInfo> threads) throws IOException {
+        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, switches, threads);
+        while (reader.next()) d.onBuffer(reader.decoder(), reader.bufferOffset(), reader.source());
         d.finish();
         return d;
     }
