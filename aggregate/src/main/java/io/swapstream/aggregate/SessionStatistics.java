@@ -16,7 +16,16 @@ import java.util.function.IntFunction;
  * switch-in, a run slice in the window of its switch-out (DESIGN.md "Windows"). TID 0 is excluded.
  */
 public final class SessionStatistics {
+    /** Where a thread's accumulators live: in memory offline, in a state store in the aggregate stage. */
+    public interface Accumulators {
+        /** The accumulator of {@code tid} for the window starting at {@code windowStart}, or the whole session when it is {@link #WHOLE}. */
+        ThreadStatsAccumulator of(int tid, long windowStart);
+    }
+
+    public static final long WHOLE = Long.MIN_VALUE;
+
     private final long windowNanos;
+    private final Accumulators accumulators;
     private String session;
     private String host;
     private final Map<Integer, ThreadStatsAccumulator> whole = new HashMap<>();
@@ -25,35 +34,40 @@ public final class SessionStatistics {
 
     /** @param windowNanos tumbling window size, 0 for whole-session statistics only */
     public SessionStatistics(long windowNanos) {
+        this(windowNanos, null);
+    }
+
+    /** Statistics whose accumulators {@code accumulators} keeps (null: in memory here). */
+    public SessionStatistics(long windowNanos, Accumulators accumulators) {
         if (windowNanos < 0) throw new IllegalArgumentException("window must be positive");
         this.windowNanos = windowNanos;
+        this.accumulators = accumulators != null ? accumulators : (tid, start) -> start == WHOLE
+                ? whole.computeIfAbsent(tid, k -> new ThreadStatsAccumulator())
+                : windows.computeIfAbsent(start, k -> new HashMap<>()).computeIfAbsent(tid, k -> new ThreadStatsAccumulator());
     }
+
+    public long windowNanos() { return windowNanos; }
 
     public void accept(ContextSwitch s) {
         session = s.session();
         host = s.host();
         long t = s.timeNanos();
-        Map<Integer, ThreadStatsAccumulator> window = null;
-        if (windowNanos > 0) window = windows.computeIfAbsent(Math.floorDiv(t, windowNanos) * windowNanos, k -> new HashMap<>());
+        long window = windowNanos > 0 ? Math.floorDiv(t, windowNanos) * windowNanos : WHOLE;
         Integer nw = s.newThreadId();
         if (nw != null && nw != 0) {
-            whole.computeIfAbsent(nw, k -> new ThreadStatsAccumulator())
-                    .switchIn(t, s.newThreadTimeSinceLastNanos(), s.newThreadWaitTicks());
-            if (window != null) {
-                window.computeIfAbsent(nw, k -> new ThreadStatsAccumulator())
-                        .switchIn(t, s.newThreadTimeSinceLastNanos(), s.newThreadWaitTicks());
-            }
+            accumulators.of(nw, WHOLE).switchIn(t, s.newThreadTimeSinceLastNanos(), s.newThreadWaitTicks());
+            if (window != WHOLE) accumulators.of(nw, window).switchIn(t, s.newThreadTimeSinceLastNanos(), s.newThreadWaitTicks());
         }
         long[] deltas = pmcDeltas(s);
         int old = s.oldThreadId();
         if (old != 0) {
             int state = stateValue(s.oldThreadState());
             int reason = s.oldThreadWaitReason() == null ? -1 : KernelEnums.waitReasonValue(s.oldThreadWaitReason());
-            ThreadStatsAccumulator a = whole.computeIfAbsent(old, k -> new ThreadStatsAccumulator());
+            ThreadStatsAccumulator a = accumulators.of(old, WHOLE);
             a.switchOut(t, state, reason, s.oldThreadPriority(), s.oldThreadRunNanos());
             if (deltas != null) a.pmc(deltas);
-            if (window != null) {
-                ThreadStatsAccumulator w = window.computeIfAbsent(old, k -> new ThreadStatsAccumulator());
+            if (window != WHOLE) {
+                ThreadStatsAccumulator w = accumulators.of(old, window);
                 w.switchOut(t, state, reason, s.oldThreadPriority(), s.oldThreadRunNanos());
                 if (deltas != null) w.pmc(deltas);
             }

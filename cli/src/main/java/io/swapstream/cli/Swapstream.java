@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 /** The one {@code swapstream} executable. */
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream 0.1.0",
         description = "Windows context-switch traces to per-thread scheduling statistics.",
-        subcommands = {InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class})
+        subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class, IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class})
 public final class Swapstream {
 
     /** Exit code for input the user must fix (bad file, bad option). */

@@ -14,7 +14,7 @@ public record TraceSession(String session, String host, String loggerName, Strin
 
     /** Stable for one recording: host, logger name and StartTime, so a re-ingested file is recognisable. */
     public static String sessionId(String host, LogfileHeader h) {
-        return host + ":" + h.loggerName() + ":" + h.startTime();
+        return h.sessionId(host);
     }
 
     public static TraceSession of(String host, LogfileHeader h, int maximumWaitReason) {

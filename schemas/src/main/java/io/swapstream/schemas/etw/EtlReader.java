@@ -24,6 +24,7 @@ public final class EtlReader implements Closeable {
     private long bufferOffset = -1;
     private int rawLength;
     private int index = -1;
+    private boolean framesOnly;
 
     private EtlReader(String source, FileChannel channel, ByteBuffer memory, long length) {
         this.source = source;
@@ -46,6 +47,12 @@ public final class EtlReader implements Closeable {
     public static EtlReader of(String source, ByteBuffer bytes) {
         if (!bytes.hasRemaining()) throw new EtlFormatException(source, 0, "empty input: not an ETL file");
         return new EtlReader(source, null, bytes.slice().order(ByteOrder.LITTLE_ENDIAN), bytes.remaining());
+    }
+
+    /** Splits into buffers without decompressing or checking their events (the ingester publishes them as they are). */
+    public EtlReader framesOnly() {
+        this.framesOnly = true;
+        return this;
     }
 
     public String source() { return source; }
@@ -77,7 +84,7 @@ public final class EtlReader implements Closeable {
         readFully(at + BufferHeader.SIZE, BufferHeader.SIZE, size - BufferHeader.SIZE);
         rawLength = size;
         bufferOffset = at;
-        decoder.load(source, at, raw, 0, size);
+        if (!framesOnly || index < 0) decoder.load(source, at, raw, 0, size);
         position = at + size;
         index++;
         return true;

@@ -37,6 +37,11 @@ public record LogfileHeader(
 
     public static final int HOOK_ID = 0x0000;
 
+    /** The session id (DESIGN.md): host, logger name and StartTime, stable for one recording. */
+    public String sessionId(String host) {
+        return host + ":" + loggerName + ":" + startTime;
+    }
+
     /** OS build number: ProviderVersion's low 16 bits. */
     public int build() { return providerVersion & 0xFFFF; }
 

@@ -1,0 +1,76 @@
+package io.swapstream.aggregate;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
+import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+
+/** ThreadStatsAccumulator to bytes and back, for state stores (the sketch in DDSketch's own encoding). */
+public final class AccumulatorCodec {
+    private AccumulatorCodec() {}
+
+    public static byte[] encode(ThreadStatsAccumulator a) {
+        ByteBuffer sketch = a.waits.serialize();
+        int reasons = 0;
+        for (long r : a.waitReasons) if (r != 0) reasons++;
+        int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
+        ByteBuffer b = ByteBuffer.allocate(8 * 40 + 12 * reasons + 8 * 32 + 8 * pmc + 4 + sketch.remaining() + 16);
+        b.putLong(a.firstNanos).putLong(a.lastNanos).putLong(a.switchIn).putLong(a.switchOut).putLong(a.voluntary)
+                .putLong(a.involuntary).putLong(a.waitReasonBitMap).putLong(a.waitCount).putLong(a.waitSum)
+                .putLong(a.waitMin).putLong(a.waitMax).putLong(a.ticksCount).putLong(a.ticksSum).putLong(a.ticksMax)
+                .putLong(a.runCount).putLong(a.runSum).putLong(a.runMax).putLong(a.priorityCount).putLong(a.prioritySum)
+                .putInt(a.priorityMin).putInt(a.priorityMax);
+        b.putInt(reasons);
+        for (int i = 0; i < a.waitReasons.length; i++) if (a.waitReasons[i] != 0) b.putInt(i).putLong(a.waitReasons[i]);
+        for (long h : a.priorityHistogram) b.putLong(h);
+        b.putInt(pmc);
+        for (int i = 0; i < pmc; i++) b.putLong(a.pmcDeltas[i]);
+        b.putInt(sketch.remaining()).put(sketch);
+        byte[] out = new byte[b.position()];
+        b.flip().get(out);
+        return out;
+    }
+
+    public static ThreadStatsAccumulator decode(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        ThreadStatsAccumulator a = new ThreadStatsAccumulator();
+        a.firstNanos = b.getLong();
+        a.lastNanos = b.getLong();
+        a.switchIn = b.getLong();
+        a.switchOut = b.getLong();
+        a.voluntary = b.getLong();
+        a.involuntary = b.getLong();
+        a.waitReasonBitMap = b.getLong();
+        a.waitCount = b.getLong();
+        a.waitSum = b.getLong();
+        a.waitMin = b.getLong();
+        a.waitMax = b.getLong();
+        a.ticksCount = b.getLong();
+        a.ticksSum = b.getLong();
+        a.ticksMax = b.getLong();
+        a.runCount = b.getLong();
+        a.runSum = b.getLong();
+        a.runMax = b.getLong();
+        a.priorityCount = b.getLong();
+        a.prioritySum = b.getLong();
+        a.priorityMin = b.getInt();
+        a.priorityMax = b.getInt();
+        int reasons = b.getInt();
+        for (int i = 0; i < reasons; i++) a.waitReasons[b.getInt()] = b.getLong();
+        for (int i = 0; i < 32; i++) a.priorityHistogram[i] = b.getLong();
+        int pmc = b.getInt();
+        if (pmc > 0) {
+            a.pmcDeltas = new long[pmc];
+            for (int i = 0; i < pmc; i++) a.pmcDeltas[i] = b.getLong();
+        }
+        int n = b.getInt();
+        try {
+            a.waits = DDSketch.decode(ByteArrayInput.wrap(bytes, b.position(), n), UnboundedSizeDenseStore::new);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return a;
+    }
+}

@@ -1,0 +1,124 @@
+package io.swapstream.aggregate.streams;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Mutable values (thread accumulators, session progress) as live objects over a logged key-value
+ * store. Updating one per switch costs no serialization; the changed ones are encoded and written
+ * to the inner store when Kafka Streams flushes the store, which it does before every commit, so
+ * the store's changelog and the committed input offsets always agree (exactly once).
+ */
+public final class WriteBackStore<V> implements StateStore {
+    /** How values become bytes and back. */
+    public interface Codec<V> {
+        byte[] encode(V value);
+
+        V decode(byte[] bytes);
+
+        V empty();
+    }
+
+    private final KeyValueStore<String, byte[]> inner;
+    private final Codec<V> codec;
+    private final Map<String, V> live = new HashMap<>();
+    private final Set<String> dirty = new LinkedHashSet<>();
+
+    WriteBackStore(KeyValueStore<String, byte[]> inner, Codec<V> codec) {
+        this.inner = inner;
+        this.codec = codec;
+    }
+
+    /** The value under {@code key}, loaded or new; it is written back at the next flush. */
+    public V get(String key) {
+        V v = live.get(key);
+        if (v == null) {
+            byte[] b = inner.get(key);
+            v = b == null ? codec.empty() : codec.decode(b);
+            live.put(key, v);
+        }
+        dirty.add(key);
+        return v;
+    }
+
+    /** Every value whose key starts with {@code prefix}, after writing changes back. */
+    public List<KeyValue<String, V>> all(String prefix) {
+        writeBack();
+        List<KeyValue<String, V>> out = new ArrayList<>();
+        try (KeyValueIterator<String, byte[]> it = inner.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
+            it.forEachRemaining(kv -> out.add(KeyValue.pair(kv.key, live.containsKey(kv.key) ? live.get(kv.key)
+                    : codec.decode(kv.value))));
+        }
+        return out;
+    }
+
+    /** Writes changed values to the inner store and lets go of the in-memory copies when many. */
+    private void writeBack() {
+        for (String k : dirty) inner.put(k, codec.encode(live.get(k)));
+        dirty.clear();
+        if (live.size() > 100_000) live.clear();
+    }
+
+    @Override
+    public String name() { return inner.name(); }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        inner.init(context, root);
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public void flush() {
+        writeBack();
+        inner.flush();
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        writeBack();
+        inner.commit(changelogOffsets);
+    }
+
+    @Override
+    public Long committedOffset(TopicPartition partition) { return inner.committedOffset(partition); }
+
+    @Override
+    public boolean managesOffsets() { return inner.managesOffsets(); }
+
+    @Override
+    public void close() {
+        live.clear();
+        dirty.clear();
+        inner.close();
+    }
+
+    @Override
+    public boolean persistent() { return inner.persistent(); }
+
+    @Override
+    public boolean isOpen() { return inner.isOpen(); }
+
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound bound, QueryConfig config) {
+        return inner.query(query, bound, config);
+    }
+
+    @Override
+    public Position getPosition() { return inner.getPosition(); }
+}

@@ -1,0 +1,52 @@
+package io.swapstream.cli;
+
+import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.decode.streams.DecodeTopology;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+
+/** Builds and runs the two stages' Kafka Streams instances. */
+final class Pipeline implements AutoCloseable {
+    final KafkaStreams decode;
+    final KafkaStreams aggregate;
+
+    Pipeline(KafkaStreams decode, KafkaStreams aggregate) {
+        this.decode = decode;
+        this.aggregate = aggregate;
+    }
+
+    static Topology decodeTopology(Properties config) {
+        StreamsBuilder b = new StreamsBuilder();
+        DecodeTopology.build(b, StageConfig.asMap(config));
+        return b.build(config);
+    }
+
+    static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs) {
+        StreamsBuilder b = new StreamsBuilder();
+        AggregateTopology.build(b, StageConfig.asMap(config), windowNanos, emitIntervalMs);
+        return b.build(config);
+    }
+
+    /** Starts both stages against {@code bootstrap}, state under {@code stateDir}. */
+    static Pipeline start(String bootstrap, String appId, Path stateDir, String prefix, long windowNanos,
+                          long emitIntervalMs, Map<String, String> overrides) {
+        Properties d = StageConfig.streams(StageConfig.DECODE, bootstrap, appId, stateDir.resolve("decode"), prefix, overrides);
+        Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix, overrides);
+        KafkaStreams decode = new KafkaStreams(decodeTopology(d), d);
+        KafkaStreams aggregate = new KafkaStreams(aggregateTopology(a, windowNanos, emitIntervalMs), a);
+        decode.start();
+        aggregate.start();
+        return new Pipeline(decode, aggregate);
+    }
+
+    @Override
+    public void close() {
+        decode.close(Duration.ofSeconds(30));
+        aggregate.close(Duration.ofSeconds(30));
+    }
+}

@@ -1,0 +1,171 @@
+package io.swapstream.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.aggregate.ThreadStats;
+import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.aggregate.streams.ThreadStatsRecords;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "run", description = "The whole pipeline: an in-JVM Kafka broker (unless --bootstrap-servers), ingest, decode,"
+        + " aggregate; prints the top threads by p99 wait. With no file it runs on a generated demo trace.")
+final class RunCommand implements Callable<Integer> {
+    enum Format { table, jsonl }
+
+    @Spec CommandSpec spec;
+    @Mixin KafkaOptions kafka;
+
+    @Parameters(arity = "0..*", paramLabel = "FILE.etl") List<Path> files = new ArrayList<>();
+
+    @Option(names = "--format", defaultValue = "table", description = "table or jsonl") Format format;
+    @Option(names = "--out", description = "write the statistics here instead of standard output") Path out;
+    @Option(names = "--top", description = "only the N threads with the highest p99 wait (table default: 20)") Integer top;
+    @Option(names = "--host", description = "host of the traces; default: each file's name") String host;
+    @Option(names = "--window", defaultValue = "60s", description = "tumbling window of the windowed statistics") String window;
+    @Option(names = "--timeout", defaultValue = "600s", description = "give up waiting for the pipeline after this long") String timeout;
+    @Option(names = "--demo-switches", defaultValue = "200000", description = "size of the generated demo trace") long demoSwitches;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        Path work = Files.createTempDirectory("swapstream-run-");
+        EmbeddedKafkaBroker broker = null;
+        try {
+            String bootstrap = kafka.bootstrapOrNull();
+            long t0 = System.nanoTime();
+            if (bootstrap == null) {
+                broker = EmbeddedKafkaBroker.start();
+                bootstrap = broker.bootstrapServers();
+                err.printf("started an in-JVM Kafka broker on %s in %.1f s%n", bootstrap, (System.nanoTime() - t0) / 1e9);
+            }
+            if (files.isEmpty()) {
+                Path demo = work.resolve("demo.etl");
+                GeneratorOptions o = GeneratorOptions.defaults().withSwitches(demoSwitches).withShape(8, 12, 8);
+                long n = TraceGenerator.generate(demo, o, MaximumWaitReason.forBuild(o.build()));
+                err.printf("generated a demo trace: %d context switches on %d processors%n", n, o.processors());
+                files = List.of(demo);
+                if (host == null) host = "demo-host";
+            }
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+            }
+            long timeoutMs = Options.duration(timeout) / 1_000_000;
+            String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
+            try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix,
+                    Options.duration(window), 1000, Map.of())) {
+                long t1 = System.nanoTime();
+                List<BufferPublisher.Published> published = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null);
+                if (published.isEmpty()) return Swapstream.EXIT_BAD_INPUT;
+                long switches = 0;
+                for (BufferPublisher.Published p : published) switches += awaitDone(pipeline.aggregate, p.session(), t1, timeoutMs);
+                double secs = (System.nanoTime() - t1) / 1e9;
+                err.printf("decoded and aggregated %d context switches in %.1f s (%.0f switches/s)%n", switches, secs, switches / secs);
+                List<ThreadStats> stats = new ArrayList<>();
+                for (BufferPublisher.Published p : published) stats.addAll(wholeSession(pipeline.aggregate, p.session()));
+                write(stats);
+                boolean errors = published.size() < files.size() || published.stream().anyMatch(p -> p.error() != null);
+                return errors ? Swapstream.EXIT_BAD_INPUT : 0;
+            }
+        } finally {
+            if (broker != null) broker.close();
+            deleteTree(work);
+        }
+    }
+
+    /** Waits until the aggregate stage has emitted all of a session's statistics; returns its switch count. */
+    private long awaitDone(KafkaStreams streams, String session, long since, long timeoutMs) throws InterruptedException {
+        while (true) {
+            try {
+                ReadOnlyKeyValueStore<String, Long> done = streams.store(
+                        StoreQueryParameters.fromNameAndType(AggregateTopology.DONE_STORE, QueryableStoreTypes.keyValueStore()));
+                Long n = done.get(session);
+                if (n != null) return n;
+            } catch (InvalidStateStoreException e) {
+                // rebalancing or still starting: ask again
+            }
+            if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
+                throw new IllegalStateException("the aggregate stage stopped (" + streams.state() + ")");
+            }
+            if ((System.nanoTime() - since) / 1_000_000 > timeoutMs) {
+                throw new IllegalStateException("session " + session + " was not fully processed within " + timeout);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static List<ThreadStats> wholeSession(KafkaStreams streams, String session) {
+        ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadStats> store = streams.store(
+                StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
+        List<ThreadStats> out = new ArrayList<>();
+        try (KeyValueIterator<String, io.swapstream.schemas.avro.ThreadStats> it = store.prefixScan(session + "/",
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            while (it.hasNext()) {
+                KeyValue<String, io.swapstream.schemas.avro.ThreadStats> kv = it.next();
+                if (kv.key.split("/").length == 2) out.add(ThreadStatsRecords.of(kv.value));
+            }
+        }
+        out.sort(Comparator.comparing(ThreadStats::session).thenComparingInt(ThreadStats::threadId));
+        return out;
+    }
+
+    private void write(List<ThreadStats> stats) throws IOException {
+        List<ThreadStats> rows = new ArrayList<>(stats);
+        Integer n = top != null ? top : (format == Format.table ? Integer.valueOf(20) : null);
+        if (n != null || format == Format.table) {
+            rows.sort(Comparator.comparingDouble((ThreadStats t) -> t.sortValue("waitP99Nanos")).reversed()
+                    .thenComparingInt(ThreadStats::threadId));
+            if (n != null && rows.size() > n) rows = rows.subList(0, n);
+        }
+        PrintWriter w = out == null ? spec.commandLine().getOut()
+                : new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8));
+        try {
+            if (format == Format.jsonl) {
+                ObjectMapper json = new ObjectMapper();
+                for (ThreadStats t : rows) w.println(json.writeValueAsString(t));
+            } else {
+                StatsTable.print(w, rows, false);
+            }
+        } finally {
+            w.flush();
+            if (out != null) w.close();
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

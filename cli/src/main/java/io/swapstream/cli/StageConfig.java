@@ -1,0 +1,51 @@
+package io.swapstream.cli;
+
+import io.swapstream.schemas.SwapstreamConfig;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/** Kafka Streams configuration of the decode and aggregate stages. */
+final class StageConfig {
+    private StageConfig() {}
+
+    static final String DECODE = "decode";
+    static final String AGGREGATE = "aggregate";
+
+    /**
+     * @param stage      {@link #DECODE} or {@link #AGGREGATE}
+     * @param appIdBase  application id prefix (the stage name is appended), unique per pipeline
+     * @param overrides  any further Kafka Streams or swapstream keys, applied last
+     */
+    static Properties streams(String stage, String bootstrap, String appIdBase, Path stateDir, String prefix,
+                              Map<String, String> overrides) {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, appIdBase + "-" + stage);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 16L * 1024 * 1024);
+        p.put(SwapstreamConfig.TOPIC_PREFIX, prefix);
+        // raw buffers of a MiB and more pass through the decode stage and its store changelog
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), SwapstreamConfig.MAX_MESSAGE_BYTES);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 512 * 1024);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), SwapstreamConfig.MAX_MESSAGE_BYTES);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), stage.equals(DECODE) ? 50 : 5000);
+        p.putAll(overrides);
+        return p;
+    }
+
+    static Map<String, Object> asMap(Properties p) {
+        Map<String, Object> m = new HashMap<>();
+        p.forEach((k, v) -> m.put(k.toString(), v));
+        return m;
+    }
+}

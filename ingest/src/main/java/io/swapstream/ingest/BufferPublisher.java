@@ -1,0 +1,124 @@
+package io.swapstream.ingest;
+
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.schemas.etw.EtlReader;
+import io.swapstream.schemas.etw.LogfileHeader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.function.LongConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Publishes each buffer of an .etl file, bytes unchanged, as one record keyed by session id, then
+ * a record that ends the session. The idempotent producer keeps retries from duplicating; the
+ * buffer-index header lets the decode stage drop buffers of a re-run ingest it already has.
+ */
+public final class BufferPublisher implements AutoCloseable {
+    private final KafkaProducer<String, byte[]> producer;
+    private final String rawTopic;
+    private final String deadLetterTopic;
+
+    /** What one file became. */
+    public record Published(String session, long buffers, long bytes, String error) {}
+
+    public BufferPublisher(String bootstrapServers, String prefix, Map<String, Object> overrides) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        c.put(ProducerConfig.ACKS_CONFIG, "all");
+        c.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
+        c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        c.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+        c.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
+        c.put(ProducerConfig.CLIENT_ID_CONFIG, "swapstream-ingest");
+        c.putAll(overrides);
+        this.producer = new KafkaProducer<>(c, new StringSerializer(), new ByteArraySerializer());
+        this.rawTopic = SwapstreamConfig.topic(prefix, SwapstreamConfig.RAW_BUFFERS);
+        this.deadLetterTopic = SwapstreamConfig.topic(prefix, SwapstreamConfig.DEAD_LETTERS);
+    }
+
+    /**
+     * Publishes {@code file}. A file whose header cannot be read is refused before anything is sent
+     * ({@link EtlFormatException}); a file that breaks off later keeps what was sent, its unframeable
+     * rest goes to the dead-letter topic and the session is ended, and the error is returned.
+     *
+     * @param progress told the bytes consumed so far, may be null
+     */
+    public Published publish(Path file, String host, Integer maxWaitReason, LongConsumer progress)
+            throws IOException, InterruptedException, ExecutionException {
+        try (EtlReader r = EtlReader.open(file).framesOnly()) {
+            if (!r.next()) throw new EtlFormatException(file.toString(), 0, "no buffers");
+            LogfileHeader[] header = new LogfileHeader[1];
+            r.walk(ev -> {
+                if (header[0] == null && LogfileHeader.isHeaderEvent(ev)) header[0] = LogfileHeader.parse(ev, r.decoder());
+            });
+            if (header[0] == null) {
+                throw new EtlFormatException(file.toString(), io.swapstream.schemas.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
+            }
+            String session = header[0].sessionId(host);
+            long index = 0;
+            long bytes = 0;
+            String error = null;
+            while (true) {
+                send(session, host, file, index, r.bufferOffset(), maxWaitReason,
+                        Arrays.copyOf(r.rawBytes(), r.rawLength()), null);
+                index++;
+                bytes += r.rawLength();
+                if (progress != null) progress.accept(r.position());
+                try {
+                    if (!r.next()) break;
+                } catch (EtlFormatException e) {
+                    error = e.getMessage();
+                    byte[] rest = Files.readAllBytes(file);
+                    rest = Arrays.copyOfRange(rest, (int) Math.min(rest.length, r.position()), rest.length);
+                    send(session, host, file, index, r.position(), maxWaitReason, rest, error);
+                    break;
+                }
+            }
+            RecordHeaders end = headers(host, file, index, -1, maxWaitReason);
+            end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(index).getBytes(StandardCharsets.UTF_8));
+            producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
+            producer.flush();
+            return new Published(session, index, bytes, error);
+        }
+    }
+
+    private void send(String session, String host, Path file, long index, long offset, Integer maxWaitReason,
+                      byte[] value, String error) {
+        RecordHeaders h = headers(host, file, index, offset, maxWaitReason);
+        if (error != null) {
+            h.add(SwapstreamConfig.HEADER_ERROR, error.getBytes(StandardCharsets.UTF_8));
+            h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
+        }
+        producer.send(new ProducerRecord<>(error == null ? rawTopic : deadLetterTopic, null, session, value, h));
+    }
+
+    private static RecordHeaders headers(String host, Path file, long index, long offset, Integer maxWaitReason) {
+        RecordHeaders h = new RecordHeaders();
+        h.add(SwapstreamConfig.HEADER_HOST, host.getBytes(StandardCharsets.UTF_8));
+        h.add(SwapstreamConfig.HEADER_SOURCE_FILE, file.toString().getBytes(StandardCharsets.UTF_8));
+        h.add(SwapstreamConfig.HEADER_BUFFER_INDEX, Long.toString(index).getBytes(StandardCharsets.UTF_8));
+        if (offset >= 0) h.add(SwapstreamConfig.HEADER_BUFFER_OFFSET, Long.toString(offset).getBytes(StandardCharsets.UTF_8));
+        if (maxWaitReason != null) {
+            h.add(SwapstreamConfig.HEADER_MAX_WAIT_REASON, ("0x" + Integer.toHexString(maxWaitReason)).getBytes(StandardCharsets.UTF_8));
+        }
+        return h;
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}

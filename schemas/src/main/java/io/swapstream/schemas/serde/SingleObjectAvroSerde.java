@@ -1,0 +1,87 @@
+package io.swapstream.schemas.serde;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import org.apache.avro.Schema;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/** A Kafka serde for a generated Avro class in single-object encoding. */
+public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T> {
+    static {
+        trustGeneratedPackage();
+    }
+
+    private final BinaryMessageEncoder<T> encoder;
+    private final BinaryMessageDecoder<T> decoder;
+
+    public SingleObjectAvroSerde(Class<T> type) {
+        Schema schema = SpecificData.get().getSchema(type);
+        this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema);
+        this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema);
+    }
+
+    /** Lets this reader also decode values written with an older (or newer) schema. */
+    public SingleObjectAvroSerde<T> alsoReading(Schema writerSchema) {
+        decoder.addSchema(writerSchema);
+        return this;
+    }
+
+    /**
+     * Avro 1.12 decodes generated classes only from trusted packages, read once from a system
+     * property when the specific reader class loads: add ours before that happens.
+     */
+    static void trustGeneratedPackage() {
+        String key = "org.apache.avro.SERIALIZABLE_PACKAGES";
+        Set<String> packages = new LinkedHashSet<>();
+        String existing = System.getProperty(key);
+        if (existing != null && !existing.isBlank()) packages.addAll(Arrays.asList(existing.split(",")));
+        packages.add("io.swapstream.schemas.avro");
+        System.setProperty(key, String.join(",", packages));
+    }
+
+    @Override
+    public byte[] serialize(String topic, T data) {
+        if (data == null) return null;
+        try {
+            ByteBuffer b = encoder.encode(data);
+            byte[] out = new byte[b.remaining()];
+            b.get(out);
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public T deserialize(String topic, byte[] data) {
+        if (data == null) return null;
+        try {
+            return decoder.decode(data);
+        } catch (IOException | RuntimeException e) {
+            throw new SerializationException("cannot decode a " + topic + " value: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void configure(java.util.Map<String, ?> configs, boolean isKey) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public Serializer<T> serializer() { return this; }
+
+    @Override
+    public Deserializer<T> deserializer() { return this; }
+}
