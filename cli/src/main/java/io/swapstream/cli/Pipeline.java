@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -46,7 +47,10 @@ final class Pipeline implements AutoCloseable {
 
     @Override
     public void close() {
-        decode.close(Duration.ofSeconds(30));
-        aggregate.close(Duration.ofSeconds(30));
+        // leave the group so a restarted instance is not held up by the old member's session timeout
+        CloseOptions leave = CloseOptions.timeout(Duration.ofSeconds(30))
+                .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+        decode.close(leave);
+        aggregate.close(leave);
     }
 }

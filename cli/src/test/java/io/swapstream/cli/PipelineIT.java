@@ -1,0 +1,250 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.ThreadStats;
+import io.swapstream.aggregate.streams.ThreadStatsRecords;
+import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.streams.AvroRecords;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The pipeline end to end on a real broker; each test has its own topic prefix, application id and state. */
+@ExtendWith(KafkaBroker.class)
+class PipelineIT {
+    @TempDir Path dir;
+    final String prefix = "it" + UUID.randomUUID().toString().substring(0, 6) + ".";
+
+    Pipeline start(KafkaBroker.Bootstrap kafka) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()))) {
+            TopicSetup.ensure(admin, prefix, 2, (short) 1);
+        }
+        return Pipeline.start(kafka.servers(), "it-" + prefix, dir.resolve("state"), prefix, 0, 200,
+                Map.of("commit.interval.ms", "100"));
+    }
+
+    BufferPublisher.Published publish(KafkaBroker.Bootstrap kafka, Path file, String host) throws Exception {
+        try (BufferPublisher p = new BufferPublisher(kafka.servers(), prefix, Map.of())) {
+            return p.publish(file, host, null, null);
+        }
+    }
+
+    /** Reads committed records of a topic until {@code done} says enough. */
+    List<ConsumerRecord<String, byte[]>> read(KafkaBroker.Bootstrap kafka, String suffix,
+                                              Predicate<List<ConsumerRecord<String, byte[]>>> done) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.servers());
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, "it-reader-" + UUID.randomUUID());
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
+        List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(prefix + suffix));
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (!done.test(out)) {
+                if (System.nanoTime() > deadline) throw new AssertionError("timed out reading " + suffix + " after " + out.size() + " records");
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    static final SingleObjectAvroSerde<io.swapstream.schemas.avro.ContextSwitch> SWITCHES =
+            new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class);
+    static final SingleObjectAvroSerde<io.swapstream.schemas.avro.ThreadStats> STATS =
+            new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class);
+    static final SingleObjectAvroSerde<TraceSession> SESSIONS = new SingleObjectAvroSerde<>(TraceSession.class);
+
+    /** The completion record of every one of {@code sessions}. */
+    Map<String, TraceSession> completed(KafkaBroker.Bootstrap kafka, List<String> sessions) {
+        Map<String, TraceSession> done = new HashMap<>();
+        read(kafka, SwapstreamConfig.SESSIONS, rs -> {
+            for (ConsumerRecord<String, byte[]> r : rs) {
+                TraceSession s = SESSIONS.deserialize("t", r.value());
+                if (s.getComplete()) done.put(r.key(), s);
+            }
+            return done.keySet().containsAll(sessions);
+        });
+        return done;
+    }
+
+    @Test
+    void bothEncodingsOnABrokerEqualTheOfflineCommands(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path cs = dir.resolve("cs.etl");
+        Path cc = dir.resolve("cc.etl");
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(15_000).withSeed(11);
+        TraceGenerator.generate(cs, o.withMode("cswitch").withPmc(2), MaximumWaitReason.forBuild(o.build()));
+        TraceGenerator.generate(cc, o.withMode("compact"), MaximumWaitReason.forBuild(o.build()));
+        try (Pipeline p = start(kafka)) {
+            String s1 = publish(kafka, cs, "web01").session();
+            String s2 = publish(kafka, cc, "web02").session();
+            Map<String, TraceSession> done = completed(kafka, List.of(s1, s2));
+            long total = done.get(s1).getSwitchCount() + done.get(s2).getSwitchCount();
+            List<ConsumerRecord<String, byte[]>> switches = read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() >= total);
+            for (Map.Entry<String, Path> e : Map.of(s1, cs, s2, cc).entrySet()) {
+                String host = e.getKey().substring(0, e.getKey().indexOf(':'));
+                List<ContextSwitch> offline = new ArrayList<>();
+                SessionStatistics stats = new SessionStatistics(0);
+                SessionDecoder d = SessionDecoder.decodeFile(e.getValue(), host, null, s -> { offline.add(s); stats.accept(s); }, null);
+                List<ContextSwitch> online = switches.stream().filter(r -> r.key().equals(e.getKey()))
+                        .map(r -> AvroRecords.of(SWITCHES.deserialize("t", r.value()))).toList();
+                assertEquals(offline, online, "switches of " + e.getKey());
+                List<ThreadStats> expected = stats.wholeSession(d.directory()::thread);
+                Map<String, ThreadStats> latest = new HashMap<>();
+                read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {
+                    latest.clear();
+                    for (ConsumerRecord<String, byte[]> r : rs) {
+                        if (r.key().startsWith(e.getKey() + "/")) latest.put(r.key(), ThreadStatsRecords.of(STATS.deserialize("t", r.value())));
+                    }
+                    return latest.size() >= expected.size()
+                            && expected.stream().allMatch(t -> t.equals(latest.get(e.getKey() + "/" + t.threadId())));
+                });
+                for (ThreadStats t : expected) assertEquals(t, latest.get(e.getKey() + "/" + t.threadId()));
+                assertEquals(offline.size(), done.get(e.getKey()).getSwitchCount());
+            }
+        }
+    }
+
+    @Test
+    void aCorruptBufferGoesToDeadLettersAndTheRestIsCounted(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("corrupt.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("cswitch"), 0x28);
+        byte[] b = Files.readAllBytes(f);
+        int bufferSize = 64 * 1024;
+        int buffers = b.length / bufferSize;
+        int bad = buffers / 2;
+        // an event in the middle buffer claims to run past the fill mark
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putShort(bad * bufferSize + 0x48 + 4, (short) 0xFFF0);
+        Files.write(f, b);
+        // what survives: every buffer but the bad one, decoded offline the same way
+        Path without = dir.resolve("without.etl");
+        byte[] w = new byte[b.length - bufferSize];
+        System.arraycopy(b, 0, w, 0, bad * bufferSize);
+        System.arraycopy(b, (bad + 1) * bufferSize, w, bad * bufferSize, b.length - (bad + 1) * bufferSize);
+        Files.write(without, w);
+        List<ContextSwitch> expected = new ArrayList<>();
+        SessionDecoder.decodeFile(without, "h", null, expected::add, null);
+        try (Pipeline p = start(kafka)) {
+            String session = publish(kafka, f, "h").session();
+            TraceSession done = completed(kafka, List.of(session)).get(session);
+            assertEquals(1, done.getDeadLetters());
+            assertEquals(expected.size(), done.getSwitchCount(), "every other buffer's switches are counted");
+            List<ConsumerRecord<String, byte[]>> dead = read(kafka, SwapstreamConfig.DEAD_LETTERS, rs -> !rs.isEmpty());
+            ConsumerRecord<String, byte[]> letter = dead.get(0);
+            assertEquals(session, letter.key());
+            String error = new String(letter.headers().lastHeader(SwapstreamConfig.HEADER_ERROR).value(), StandardCharsets.UTF_8);
+            assertTrue(error.contains("runs past the fill mark"), error);
+            assertTrue(error.contains("byte offset " + (bad * bufferSize + 0x48)), error);
+            assertEquals(bufferSize, letter.value().length, "the buffer's bytes, unchanged");
+            assertEquals(String.valueOf(bad), new String(letter.headers().lastHeader(SwapstreamConfig.HEADER_BUFFER_INDEX).value(), StandardCharsets.UTF_8));
+        }
+    }
+
+    /**
+     * The decode stage stops half-way through a session and comes back with its local state
+     * gone: it restores its stores from their changelogs, replays the stored buffers and emits
+     * exactly the switches it had not emitted yet.
+     */
+    @Test
+    void aRestartWithLostLocalStateGivesTheSameSwitches(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("restart.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("compact"), 0x28);
+        List<ContextSwitch> expected = new ArrayList<>();
+        SessionDecoder.decodeFile(f, "h", null, expected::add, null);
+        byte[] b = Files.readAllBytes(f);
+        int size = 64 * 1024;
+        int buffers = b.length / size;
+        String session;
+        try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(f)) {
+            r.next();
+            io.swapstream.schemas.etw.LogfileHeader[] h = new io.swapstream.schemas.etw.LogfileHeader[1];
+            r.walk(ev -> { if (h[0] == null) h[0] = io.swapstream.schemas.etw.LogfileHeader.parse(ev, r.decoder()); });
+            session = h[0].sessionId("h");
+        }
+        Map<String, Object> pc = Map.of("bootstrap.servers", kafka.servers(), "max.request.size", SwapstreamConfig.MAX_MESSAGE_BYTES);
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, byte[]> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                pc, new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            java.util.function.IntConsumer send = i -> {
+                var rec = new org.apache.kafka.clients.producer.ProducerRecord<String, byte[]>(prefix + SwapstreamConfig.RAW_BUFFERS, session,
+                        java.util.Arrays.copyOfRange(b, i * size, (i + 1) * size));
+                rec.headers().add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
+                rec.headers().add(SwapstreamConfig.HEADER_BUFFER_INDEX, String.valueOf(i).getBytes(StandardCharsets.UTF_8));
+                producer.send(rec);
+            };
+            try (Pipeline p = start(kafka)) {
+                for (int i = 0; i < buffers / 2; i++) send.accept(i);
+                producer.flush();
+                read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() > 1000);
+            }
+            deleteTree(dir.resolve("state"));
+            try (Pipeline p = start(kafka)) {
+                for (int i = buffers / 2 - 3; i < buffers; i++) send.accept(i); // three resent: dropped by index
+                var end = new org.apache.kafka.clients.producer.ProducerRecord<String, byte[]>(prefix + SwapstreamConfig.RAW_BUFFERS, session, new byte[0]);
+                end.headers().add(SwapstreamConfig.HEADER_END_OF_SESSION, String.valueOf(buffers).getBytes(StandardCharsets.UTF_8));
+                producer.send(end);
+                producer.flush();
+                TraceSession done = completed(kafka, List.of(session)).get(session);
+                assertEquals(expected.size(), done.getSwitchCount());
+                List<ContextSwitch> online = read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() >= expected.size())
+                        .stream().map(r -> AvroRecords.of(SWITCHES.deserialize("t", r.value()))).toList();
+                assertEquals(expected, online);
+            }
+        }
+    }
+
+    static void deleteTree(Path d) throws java.io.IOException {
+        try (var s = Files.walk(d)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
+        }
+    }
+
+    @Test
+    void runWritesWholeSessionStatsEqualToTheStatsCommand(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("trace.etl");
+        assertEquals(0, CliRunner.run("generate", "-o", f.toString(), "--switches", "8000").exit());
+        Path out = dir.resolve("stats.jsonl");
+        CliRunner run = CliRunner.run("run", f.toString(), "--bootstrap-servers", kafka.servers(), "--topic-prefix",
+                prefix, "--format", "jsonl", "--out", out.toString());
+        assertEquals(0, run.exit(), run.err());
+        CliRunner stats = CliRunner.run("stats", f.toString(), "--format", "jsonl");
+        ObjectMapper json = new ObjectMapper();
+        List<Object> a = new ArrayList<>();
+        for (String l : Files.readAllLines(out)) a.add(json.readTree(l));
+        List<Object> e = new ArrayList<>();
+        for (String l : stats.out().lines().toList()) e.add(json.readTree(l));
+        assertTrue(e.size() > 10);
+        assertEquals(e, a);
+    }
+}
