@@ -2,6 +2,7 @@ package io.swapstream.aggregate;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
+import com.datadoghq.sketch.ddsketch.encoding.GrowingByteArrayOutput;
 import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +13,14 @@ public final class AccumulatorCodec {
     private AccumulatorCodec() {}
 
     public static byte[] encode(ThreadStatsAccumulator a) {
-        ByteBuffer sketch = a.waits.serialize();
+        // DDSketch's own encoding: serialize() writes the protobuf form, which decode() does not read
+        GrowingByteArrayOutput encoded = GrowingByteArrayOutput.withDefaultInitialCapacity();
+        try {
+            a.waits.encode(encoded, false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ByteBuffer sketch = ByteBuffer.wrap(encoded.trimmedCopy());
         int reasons = 0;
         for (long r : a.waitReasons) if (r != 0) reasons++;
         int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
@@ -67,7 +75,9 @@ public final class AccumulatorCodec {
         }
         int n = b.getInt();
         try {
-            a.waits = DDSketch.decode(ByteArrayInput.wrap(bytes, b.position(), n), UnboundedSizeDenseStore::new);
+            byte[] sketch = new byte[n];
+            b.get(sketch);
+            a.waits = DDSketch.decode(ByteArrayInput.wrap(sketch), UnboundedSizeDenseStore::new);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

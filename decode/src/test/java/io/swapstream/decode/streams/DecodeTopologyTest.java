@@ -1,0 +1,99 @@
+package io.swapstream.decode.streams;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadInfo;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The decode topology on the test driver: outputs per topic, duplicates, re-ingest, a bad key. */
+class DecodeTopologyTest {
+    @TempDir Path dir;
+
+    @Test
+    void decodesBuffersIntoEveryOutputTopic() throws Exception {
+        Path f = dir.resolve("t.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
+        List<ContextSwitch> expected = new ArrayList<>();
+        SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, expected::add, null);
+        String session = offline.session().session();
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
+        StreamsBuilder b = new StreamsBuilder();
+        DecodeTopology.build(b, Map.of());
+        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
+            TestInputTopic<String, byte[]> raw = driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+            byte[] bytes = Files.readAllBytes(f);
+            int size = 64 * 1024;
+            for (int i = 0; i < bytes.length / size; i++) {
+                raw.pipeInput(record(session, Arrays.copyOfRange(bytes, i * size, (i + 1) * size), i, false));
+                if (i == 2) raw.pipeInput(record(session, Arrays.copyOfRange(bytes, size, 2 * size), 1, false)); // a resent buffer
+            }
+            raw.pipeInput(record(session, new byte[0], bytes.length / size, true));
+            raw.pipeInput(record(session, Arrays.copyOfRange(bytes, 0, size), 0, false)); // the whole file again, later
+            raw.pipeInput(record(null, new byte[] {1}, 0, false));
+
+            TestOutputTopic<String, io.swapstream.schemas.avro.ContextSwitch> switches = driver.createOutputTopic(
+                    "etw.context-switches", new StringDeserializer(), new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class));
+            List<ContextSwitch> got = switches.readValuesToList().stream().map(AvroRecords::of).toList();
+            assertEquals(expected, got);
+            TestOutputTopic<String, TraceSession> sessions = driver.createOutputTopic("etw.sessions", new StringDeserializer(),
+                    new SingleObjectAvroSerde<>(TraceSession.class));
+            List<TraceSession> s = sessions.readValuesToList();
+            assertEquals(2, s.size());
+            assertTrue(!s.get(0).getComplete() && s.get(1).getComplete());
+            assertEquals(expected.size(), s.get(1).getSwitchCount());
+            TestOutputTopic<String, ThreadInfo> threads = driver.createOutputTopic("etw.threads", new StringDeserializer(),
+                    new SingleObjectAvroSerde<>(ThreadInfo.class));
+            List<TestRecord<String, ThreadInfo>> t = threads.readRecordsToList();
+            assertEquals(s.get(1).getThreadRecords(), t.size());
+            assertTrue(t.stream().allMatch(r -> r.key().startsWith(session + "/")));
+            TestOutputTopic<String, byte[]> dead = driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer());
+            List<TestRecord<String, byte[]>> letters = dead.readRecordsToList();
+            assertEquals(2, letters.size());
+            assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("already complete"));
+            assertTrue(header(letters.get(1), SwapstreamConfig.HEADER_ERROR).contains("without a session key"));
+        }
+    }
+
+    static TestRecord<String, byte[]> record(String key, byte[] value, long index, boolean end) {
+        RecordHeaders h = new RecordHeaders();
+        h.add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
+        h.add(SwapstreamConfig.HEADER_BUFFER_INDEX, String.valueOf(index).getBytes(StandardCharsets.UTF_8));
+        if (end) h.add(SwapstreamConfig.HEADER_END_OF_SESSION, String.valueOf(index).getBytes(StandardCharsets.UTF_8));
+        return new TestRecord<>(key, value, h);
+    }
+
+    static String header(TestRecord<String, byte[]> r, String name) {
+        return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+}
