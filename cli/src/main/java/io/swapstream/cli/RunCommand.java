@@ -5,6 +5,7 @@ import io.swapstream.aggregate.ThreadStats;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.aggregate.streams.ThreadStatsRecords;
 import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -86,10 +87,14 @@ final class RunCommand implements Callable<Integer> {
                 long t1 = System.nanoTime();
                 List<BufferPublisher.Published> published = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null);
                 if (published.isEmpty()) return Swapstream.EXIT_BAD_INPUT;
+                double ingested = (System.nanoTime() - t1) / 1e9;
+                for (BufferPublisher.Published p : published) awaitDecoded(pipeline.decode, p.session(), t1, timeoutMs);
+                double decoded = (System.nanoTime() - t1) / 1e9;
                 long switches = 0;
                 for (BufferPublisher.Published p : published) switches += awaitDone(pipeline.aggregate, p.session(), t1, timeoutMs);
                 double secs = (System.nanoTime() - t1) / 1e9;
-                err.printf("decoded and aggregated %d context switches in %.1f s (%.0f switches/s)%n", switches, secs, switches / secs);
+                err.printf("ingested in %.1f s, decoded by %.1f s, aggregated by %.1f s: %d context switches, %.0f switches/s end to end%n",
+                        ingested, decoded, secs, switches, switches / secs);
                 List<ThreadStats> stats = new ArrayList<>();
                 for (BufferPublisher.Published p : published) stats.addAll(wholeSession(pipeline.aggregate, p.session()));
                 write(stats);
@@ -99,6 +104,31 @@ final class RunCommand implements Callable<Integer> {
         } finally {
             if (broker != null) broker.close();
             deleteTree(work);
+        }
+    }
+
+    /** Waits until the decode stage has ended the session. */
+    private void awaitDecoded(KafkaStreams streams, String session, long since, long timeoutMs) throws InterruptedException {
+        while (true) {
+            try {
+                ReadOnlyKeyValueStore<String, byte[]> progress = streams.store(
+                        StoreQueryParameters.fromNameAndType(DecodeTopology.PROGRESS_STORE, QueryableStoreTypes.keyValueStore()));
+                byte[] p = progress.get(session);
+                if (p != null && DecodeTopology.isDone(p)) return;
+            } catch (InvalidStateStoreException e) {
+                // rebalancing or still starting: ask again
+            }
+            checkAlive(streams, session, since, timeoutMs);
+            Thread.sleep(100);
+        }
+    }
+
+    private void checkAlive(KafkaStreams streams, String session, long since, long timeoutMs) {
+        if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
+            throw new IllegalStateException("a pipeline stage stopped (" + streams.state() + ")");
+        }
+        if ((System.nanoTime() - since) / 1_000_000 > timeoutMs) {
+            throw new IllegalStateException("session " + session + " was not fully processed within " + timeout);
         }
     }
 
@@ -113,12 +143,7 @@ final class RunCommand implements Callable<Integer> {
             } catch (InvalidStateStoreException e) {
                 // rebalancing or still starting: ask again
             }
-            if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
-                throw new IllegalStateException("the aggregate stage stopped (" + streams.state() + ")");
-            }
-            if ((System.nanoTime() - since) / 1_000_000 > timeoutMs) {
-                throw new IllegalStateException("session " + session + " was not fully processed within " + timeout);
-            }
+            checkAlive(streams, session, since, timeoutMs);
             Thread.sleep(100);
         }
     }

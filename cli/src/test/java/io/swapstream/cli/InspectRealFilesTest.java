@@ -26,7 +26,11 @@ class InspectRealFilesTest {
 
     @TestFactory
     List<DynamicTest> everyRealFileMatchesExpected() throws Exception {
-        Path dir = testdata();
+        Path dir = Path.of(System.getProperty("swapstream.testdata", "../../shared/testdata/etl"));
+        if (!Files.isRegularFile(dir.resolve("EXPECTED.json"))) {
+            // one visible skip rather than a silent zero
+            return List.of(DynamicTest.dynamicTest("real ETL files", () -> testdata()));
+        }
         ObjectMapper json = new ObjectMapper();
         JsonNode expected = json.readTree(dir.resolve("EXPECTED.json").toFile());
         List<DynamicTest> tests = new ArrayList<>();

@@ -29,6 +29,11 @@ public final class DecodeTopology {
     public static final String BUFFERS_STORE = "decode-buffers";
     public static final String PROGRESS_STORE = "decode-progress";
 
+    /** True when a value of the {@value #PROGRESS_STORE} store says its session is fully decoded. */
+    public static boolean isDone(byte[] progress) {
+        return DecodeProgress.decode(progress).done();
+    }
+
     public static void build(StreamsBuilder builder, Map<String, ?> config) {
         RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
