@@ -132,28 +132,42 @@ public final class FileInventory implements TraceEventHandler {
         return maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(header.build());
     }
 
+    /** Buffer sequence numbers (session-wide; header buffers excluded) missing between the smallest and largest seen. */
+    public long missingSequenceNumbers() {
+        TreeSet<Long> all = allSequences();
+        if (all.isEmpty()) return 0;
+        return all.last() - all.first() + 1 - all.size();
+    }
+
     /**
-     * Sequence numbers missing from the session-wide buffer sequence, found per processor: a gap is
-     * a number between two consecutive buffers of one processor that no other processor's buffer
-     * holds. Header buffers (sequence 0) are left out.
+     * Per processor, the missing sequence numbers that fall between two consecutive buffers of
+     * that processor. The sequence is the logger's, shared by all processors, so a missing buffer
+     * can lie inside the intervals of several processors: these are the processors it may have
+     * come from, not an exact split.
      */
     public Map<Integer, Long> sequenceGapsByProcessor() {
-        TreeSet<Long> all = new TreeSet<>();
-        sequences.values().forEach(all::addAll);
+        TreeSet<Long> all = allSequences();
         Map<Integer, Long> gaps = new TreeMap<>();
         for (Map.Entry<Integer, List<Long>> e : sequences.entrySet()) {
             List<Long> seqs = new ArrayList<>(e.getValue());
+            seqs.removeIf(x -> x <= 0);
             seqs.sort(null);
             long missing = 0;
             for (int i = 1; i < seqs.size(); i++) {
                 long a = seqs.get(i - 1);
                 long b = seqs.get(i);
-                if (a <= 0) continue;
-                if (b - a > 1) missing += all.subSet(a, false, b, false).isEmpty() ? b - a - 1 : 0;
+                if (b - a > 1) missing += b - a - 1 - all.subSet(a, false, b, false).size();
             }
             gaps.put(e.getKey(), missing);
         }
         return gaps;
+    }
+
+    private TreeSet<Long> allSequences() {
+        TreeSet<Long> all = new TreeSet<>();
+        sequences.values().forEach(all::addAll);
+        all.removeIf(x -> x <= 0);
+        return all;
     }
 
     /** The inspect report; keys include those of EXPECTED.json. */
@@ -192,6 +206,7 @@ public final class FileInventory implements TraceEventHandler {
         loss.put("buffersLost", Integer.toUnsignedLong(header.buffersLost()));
         Map<String, Long> gaps = new LinkedHashMap<>();
         sequenceGapsByProcessor().forEach((cpu, n) -> gaps.put(String.valueOf(cpu), n));
+        loss.put("missingSequenceNumbers", missingSequenceNumbers());
         loss.put("sequenceGapsByProcessor", gaps);
         m.put("loss", loss);
         Map<String, Object> cs = new LinkedHashMap<>();

@@ -53,11 +53,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             this.decoder = new SessionDecoder(host, maxWaitReason, s -> {
                 switches++;
                 if (skipSwitches > 0) skipSwitches--;
-                else forward(session, AvroRecords.of(s), null);
+                else forward(session, AvroRecords.of(s));
             }, t -> {
                 threads++;
                 if (skipThreads > 0) skipThreads--;
-                else forward(AvroRecords.threadKey(session, t.threadId()), AvroRecords.of(t), null);
+                else forward(AvroRecords.threadKey(session, t.threadId()), AvroRecords.of(t));
             });
         }
     }
@@ -124,7 +124,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             l.decoder.onBuffer(l.buffer, offset, source);
             if (!l.sessionEmitted && l.decoder.session() != null) {
                 l.sessionEmitted = true;
-                forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(l.buffers).build(), null);
+                forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(l.buffers).build());
             }
         } catch (EtlFormatException e) {
             l.deadLetters++;
@@ -139,7 +139,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             var c = l.decoder.counters();
             forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(true).setBuffers(l.buffers)
                     .setSwitchCount(l.switches).setThreadRecords(l.threads).setDeadLetters(l.deadLetters)
-                    .setInconsistencies(c.oldThreadNotLastSwitchedIn).build(), null);
+                    .setInconsistencies(c.oldThreadNotLastSwitchedIn).build());
         } else {
             deadLetter(l.session, headers, new byte[0], "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
@@ -156,10 +156,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         progress.put(l.session, new DecodeProgress(l.buffers, l.switches, l.threads, l.deadLetters, l.sessionEmitted, done).encode());
     }
 
-    private void forward(String key, Object value, Headers headers) {
+    private void forward(String key, Object value) {
         Live l = live.get(SessionPartitioner.session(key));
         long ts = l == null ? context.currentSystemTimeMs() : l.timestamp;
-        context.forward(headers == null ? new Record<>(key, value, ts) : new Record<>(key, value, ts, headers));
+        context.forward(new Record<>(key, value, ts));
     }
 
     private void deadLetter(String key, Headers in, byte[] bytes, String reason, long ts) {
