@@ -39,7 +39,7 @@ class AggregateTopologyTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(5000).withMode("cswitch").withPmc(1), 0x28);
         List<ContextSwitch> switches = new ArrayList<>();
         List<ThreadInfo> threads = new ArrayList<>();
-        SessionStatistics offline = new SessionStatistics(0);
+        SessionStatistics offline = new SessionStatistics(100_000_000L);
         SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, s -> { switches.add(s); offline.accept(s); }, threads::add);
         String session = d.session().session();
         Properties p = new Properties();
@@ -47,7 +47,7 @@ class AggregateTopologyTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, Map.of(), 1_000_000_000L, 60_000);
+        AggregateTopology.build(b, Map.of(), 100_000_000L, 60_000);
         try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
             var threadsIn = driver.createInputTopic("etw.threads", new StringSerializer(),
                     new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadInfo.class));
@@ -66,8 +66,12 @@ class AggregateTopologyTest {
             }
             List<ThreadStats> expected = offline.wholeSession(d.directory()::thread);
             for (ThreadStats t : expected) assertEquals(t, latest.get(session + "/" + t.threadId()));
-            long windowed = latest.keySet().stream().filter(k -> k.split("/").length == 3).count();
-            assertTrue(windowed >= expected.size(), "per-window records too");
+            List<ThreadStats> windows = offline.windowed(d.directory()::thread);
+            assertTrue(windows.size() > expected.size());
+            for (ThreadStats t : windows) {
+                assertEquals(t, latest.get(session + "/" + t.threadId() + "/" + t.windowStartNanos()));
+            }
+            assertEquals(expected.size() + windows.size(), latest.size());
             assertEquals((long) switches.size(), driver.getKeyValueStore(AggregateTopology.DONE_STORE).get(session));
         }
     }
