@@ -182,7 +182,9 @@ class PipelineIT {
         Path f = dir.resolve("restart.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("compact"), 0x28);
         List<ContextSwitch> expected = new ArrayList<>();
-        SessionDecoder.decodeFile(f, "h", null, expected::add, null);
+        SessionStatistics offlineStats = new SessionStatistics(0);
+        SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, s -> { expected.add(s); offlineStats.accept(s); }, null);
+        List<ThreadStats> expectedStats = offlineStats.wholeSession(offline.directory()::thread);
         byte[] b = Files.readAllBytes(f);
         int size = 64 * 1024;
         int buffers = b.length / size;
@@ -220,6 +222,13 @@ class PipelineIT {
                 List<ContextSwitch> online = read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() >= expected.size())
                         .stream().map(r -> AvroRecords.of(SWITCHES.deserialize("t", r.value()))).toList();
                 assertEquals(expected, online);
+                // the aggregate stage restarted with its local state gone too: its accumulators came back from the changelog
+                Map<String, ThreadStats> latest = new HashMap<>();
+                read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {
+                    latest.clear();
+                    for (ConsumerRecord<String, byte[]> r : rs) latest.put(r.key(), ThreadStatsRecords.of(STATS.deserialize("t", r.value())));
+                    return expectedStats.stream().allMatch(t -> t.equals(latest.get(session + "/" + t.threadId())));
+                });
             }
         }
     }

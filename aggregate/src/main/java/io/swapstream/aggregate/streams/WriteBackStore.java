@@ -17,14 +17,21 @@ import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.internals.CacheFlushListener;
+import org.apache.kafka.streams.state.internals.CachedStateStore;
 
 /**
  * Mutable values (thread accumulators, session progress) as live objects over a logged key-value
  * store. Updating one per switch costs no serialization; the changed ones are encoded and written
- * to the inner store when Kafka Streams flushes the store, which it does before every commit, so
- * the store's changelog and the committed input offsets always agree (exactly once).
+ * to the inner store when Kafka Streams flushes caches, which it does in every task's
+ * prepare-commit, before the transaction commits, so the store's changelog and the committed
+ * input offsets always agree (exactly once). A dirty close clears the live values, which are then
+ * read again from the restored store.
+ *
+ * <p>It implements Kafka Streams' internal {@link CachedStateStore} because that is the only hook
+ * called before the transaction commits ({@code StateStore.commit} runs after it, in 4.3).
  */
-public final class WriteBackStore<V> implements StateStore {
+public final class WriteBackStore<V> implements StateStore, CachedStateStore<String, byte[]> {
     /** How values become bytes and back. */
     public interface Codec<V> {
         byte[] encode(V value);
@@ -72,6 +79,22 @@ public final class WriteBackStore<V> implements StateStore {
         for (String k : dirty) inner.put(k, codec.encode(live.get(k)));
         dirty.clear();
         if (live.size() > 100_000) live.clear();
+    }
+
+    @Override
+    public void flushCache() {
+        writeBack();
+    }
+
+    @Override
+    public void clearCache() {
+        live.clear();
+        dirty.clear();
+    }
+
+    @Override
+    public boolean setFlushListener(CacheFlushListener<String, byte[]> listener, boolean sendOldValues) {
+        return false;
     }
 
     @Override
