@@ -1,7 +1,6 @@
 package io.swapstream.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.swapstream.decode.FileInventory;
 import java.io.PrintWriter;
 import java.nio.file.Path;

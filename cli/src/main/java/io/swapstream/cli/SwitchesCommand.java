@@ -2,10 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SessionDecoder;
-import java.io.BufferedWriter;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
