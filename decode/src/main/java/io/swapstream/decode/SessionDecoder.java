@@ -97,6 +97,32 @@ public final class SessionDecoder {
         expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(), switches, threads);
     }
 
+    /**
+     * Checks the loaded buffer without using it: framing, and every payload the expansion will
+     * decode. A buffer that passes is then taken whole by {@link #onBuffer}; one that fails changes
+     * nothing.
+     *
+     * @throws EtlFormatException naming the first bad event
+     */
+    public static void check(BufferDecoder decoder) {
+        decoder.walk(ev -> {
+            int hook = ev.hookId();
+            try {
+                if (hook == ContextSwap.HOOK_ID) {
+                    ContextSwap.check(ev.payloadLength());
+                } else if (hook == CompactBatchDecoder.HOOK_ID) {
+                    CompactBatchDecoder.decode(ev.data(), ev.payloadOffset(), ev.payloadLength(), 0x3F,
+                            (k, t, o, pr, st, w, nw, i) -> { });
+                } else if (hook >= 0 && ev.headerType().isSystem()) {
+                    if (ThreadEvent.handles(hook)) ThreadEvent.decode(ev);
+                    else if (ProcessEvent.handles(hook)) ProcessEvent.decode(ev);
+                }
+            } catch (MalformedEventException e) {
+                throw decoder.error(ev.offset(), String.format("event 0x%04x: %s", hook, e.getMessage()));
+            }
+        });
+    }
+
     /** Ends the session, flushing every processor's last switch. */
     public void finish() {
         if (expander != null) expander.finish();

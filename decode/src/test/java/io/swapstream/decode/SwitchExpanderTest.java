@@ -77,6 +77,25 @@ class SwitchExpanderTest {
     }
 
     @Test
+    void checkRejectsABufferWithAMalformedPayloadBeforeItIsUsed() throws Exception {
+        java.nio.file.Path f = dir.resolve("bad.etl");
+        try (TinyTrace t = new TinyTrace(f, 19041)) {
+            t.cswitch(0, 1005, 300, 0, 8, 0, 2, 0, 0);
+            // a compact batch whose last packet is cut: a Full packet's first 4 bytes only
+            t.compact(0, 1010, new int[] {300}, new int[] {8}, "29000000" + "03000000");
+        }
+        try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(f)) {
+            r.next(); // header buffer
+            SessionDecoder.check(r.decoder());
+            r.next();
+            io.swapstream.schemas.etw.EtlFormatException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.swapstream.schemas.etw.EtlFormatException.class, () -> SessionDecoder.check(r.decoder()));
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("event 0x0525"), e.getMessage());
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("byte offset " + (4096 + 0x48 + 0x28)), e.getMessage());
+        }
+    }
+
+    @Test
     void countersReportTheUnknownLastNewThread() throws Exception {
         try (TinyTrace t = new TinyTrace(dir.resolve("c.etl"), 19041)) {
             t.compact(0, 1000, new int[] {100}, new int[] {8}, "29000000" + "29000000");

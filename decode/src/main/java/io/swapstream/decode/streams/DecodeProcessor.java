@@ -120,7 +120,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long offset = Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_OFFSET, "0")));
         try {
             l.buffer.load(source, offset, bytes, 0, bytes.length);
-            l.buffer.walk(ev -> { }); // framing first: a malformed buffer changes nothing
+            SessionDecoder.check(l.buffer); // a malformed buffer changes nothing
             l.decoder.onBuffer(l.buffer, offset, source);
             if (!l.sessionEmitted && l.decoder.session() != null) {
                 l.sessionEmitted = true;
