@@ -14,7 +14,7 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
     /** Where the test broker listens. */
     public record Bootstrap(String servers, String kind) {}
 
-    private static final class Running implements ExtensionContext.Store.CloseableResource {
+    private static final class Running implements ExtensionContext.Store.CloseableResource, AutoCloseable {
         final Bootstrap bootstrap;
         final AutoCloseable resource;
 

@@ -195,7 +195,8 @@ class PipelineIT {
             r.walk(ev -> { if (h[0] == null) h[0] = io.swapstream.schemas.etw.LogfileHeader.parse(ev, r.decoder()); });
             session = h[0].sessionId("h");
         }
-        Map<String, Object> pc = Map.of("bootstrap.servers", kafka.servers(), "max.request.size", SwapstreamConfig.MAX_MESSAGE_BYTES);
+        Map<String, Object> pc = Map.of("bootstrap.servers", kafka.servers(), "max.request.size", SwapstreamConfig.MAX_MESSAGE_BYTES,
+                "max.in.flight.requests.per.connection", 1);
         try (org.apache.kafka.clients.producer.KafkaProducer<String, byte[]> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
                 pc, new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
             java.util.function.IntConsumer send = i -> {
@@ -203,7 +204,11 @@ class PipelineIT {
                         java.util.Arrays.copyOfRange(b, i * size, (i + 1) * size));
                 rec.headers().add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
                 rec.headers().add(SwapstreamConfig.HEADER_BUFFER_INDEX, String.valueOf(i).getBytes(StandardCharsets.UTF_8));
-                producer.send(rec);
+                try {
+                    producer.send(rec).get();
+                } catch (Exception ex) {
+                    throw new AssertionError("cannot send buffer " + i, ex);
+                }
             };
             try (Pipeline p = start(kafka)) {
                 for (int i = 0; i < buffers / 2; i++) send.accept(i);

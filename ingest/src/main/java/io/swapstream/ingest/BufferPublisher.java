@@ -38,6 +38,8 @@ public final class BufferPublisher implements AutoCloseable {
         c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         c.put(ProducerConfig.ACKS_CONFIG, "all");
+        // buffers must arrive in order: the decode stage numbers them as they come
+        c.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         c.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         c.put(ProducerConfig.LINGER_MS_CONFIG, 10);
