@@ -44,7 +44,7 @@ public final class KafkaBroker implements BeforeAllCallback, ParameterResolver {
         if (external != null && !external.isBlank()) return new Running(new Bootstrap(external, "external"), null);
         try {
             if (Boolean.getBoolean("kafka.testcontainers")) {
-                var c = new org.testcontainers.kafka.KafkaContainer("apache/kafka:4.1.1");
+                var c = new org.testcontainers.kafka.KafkaContainer("apache/kafka:4.3.1");
                 c.start();
                 return new Running(new Bootstrap(c.getBootstrapServers(), "testcontainers"), c);
             }
