@@ -90,10 +90,16 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             return;
         }
         long index = parseLong(header(record.headers(), SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
-        if (index >= 0 && index < l.buffers) return; // a re-run ingest resent a buffer this session already has
+        if (index < 0) index = l.buffers; // no index: take arrival order
+        if (index < l.buffers) return; // a re-run ingest resent a buffer this session already has
         byte[] bytes = record.value() == null ? new byte[0] : record.value();
-        buffers.put(bufferKey(session, l.buffers), bytes);
-        apply(l, bytes, record.headers());
+        buffers.put(bufferKey(session, index), bytes);
+        if (index == l.buffers) {
+            apply(l, bytes, record.headers());
+            // buffers that came early wait in the store until the gap before them fills
+            byte[] next;
+            while ((next = buffers.get(bufferKey(session, l.buffers))) != null) apply(l, next, record.headers());
+        }
         save(l, false);
     }
 
@@ -108,7 +114,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         try (KeyValueIterator<String, byte[]> it = buffers.range(session + "/", session + "/~")) {
             it.forEachRemaining(stored::add);
         }
-        for (KeyValue<String, byte[]> kv : stored) apply(l, kv.value, new RecordHeaders());
+        for (KeyValue<String, byte[]> kv : stored) {
+            if (indexOf(kv.key) != l.buffers) break; // the rest came early and waits for a gap to fill
+            apply(l, kv.value, new RecordHeaders());
+        }
         l.replaying = false;
         live.put(session, l);
         return l;
@@ -117,7 +126,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void apply(Live l, byte[] bytes, Headers headers) {
         long index = l.buffers++;
         String source = header(headers, SwapstreamConfig.HEADER_SOURCE_FILE, l.session) + " buffer " + index;
-        long offset = Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_OFFSET, "0")));
+        long offset = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1")) == index
+                ? Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_OFFSET, "0"))) : 0;
         try {
             l.buffer.load(source, offset, bytes, 0, bytes.length);
             SessionDecoder.check(l.buffer); // a malformed buffer changes nothing
@@ -134,6 +144,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     }
 
     private void finish(Live l, Headers headers) {
+        long announced = parseLong(header(headers, SwapstreamConfig.HEADER_END_OF_SESSION, "-1"));
+        if (announced > l.buffers) {
+            deadLetter(l.session, headers, new byte[0], "buffer " + l.buffers + " never arrived, so buffers " + l.buffers
+                    + " to " + (announced - 1) + " of session " + l.session + " were not decoded", l.timestamp);
+        }
         l.decoder.finish();
         if (l.decoder.session() != null) {
             var c = l.decoder.counters();
@@ -168,6 +183,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_STAGE, "decode".getBytes(StandardCharsets.UTF_8));
         context.forward(new Record<>(key, new DeadLetter(bytes, reason), ts, h));
+    }
+
+    private static long indexOf(String bufferKey) {
+        return Long.parseLong(bufferKey.substring(bufferKey.lastIndexOf('/') + 1));
     }
 
     static String bufferKey(String session, long index) {

@@ -85,6 +85,65 @@ class DecodeTopologyTest {
         }
     }
 
+    @Test
+    void buffersThatArriveEarlyWaitForTheGap() throws Exception {
+        Path f = dir.resolve("o.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
+        List<ContextSwitch> expected = new ArrayList<>();
+        String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-order-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state2").toString());
+        StreamsBuilder b = new StreamsBuilder();
+        DecodeTopology.build(b, Map.of());
+        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
+            TestInputTopic<String, byte[]> raw = driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+            byte[] bytes = Files.readAllBytes(f);
+            int size = 64 * 1024;
+            int n = bytes.length / size;
+            // 0, then every pair swapped: 2 1 4 3 ...
+            List<Integer> order = new ArrayList<>(List.of(0));
+            for (int i = 1; i < n; i += 2) {
+                if (i + 1 < n) order.add(i + 1);
+                order.add(i);
+            }
+            for (int i : order) raw.pipeInput(record(session, Arrays.copyOfRange(bytes, i * size, (i + 1) * size), i, false));
+            raw.pipeInput(record(session, new byte[0], n, true));
+            TestOutputTopic<String, io.swapstream.schemas.avro.ContextSwitch> switches = driver.createOutputTopic(
+                    "etw.context-switches", new StringDeserializer(), new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class));
+            assertEquals(expected, switches.readValuesToList().stream().map(AvroRecords::of).toList());
+            TestOutputTopic<String, byte[]> dead = driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer());
+            assertTrue(dead.isEmpty());
+        }
+    }
+
+    @Test
+    void aMissingBufferIsReportedAtTheEnd() throws Exception {
+        Path f = dir.resolve("m.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
+        String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-gap-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state3").toString());
+        StreamsBuilder b = new StreamsBuilder();
+        DecodeTopology.build(b, Map.of());
+        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
+            TestInputTopic<String, byte[]> raw = driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+            byte[] bytes = Files.readAllBytes(f);
+            int size = 64 * 1024;
+            int n = bytes.length / size;
+            for (int i = 0; i < n; i++) if (i != 2) raw.pipeInput(record(session, Arrays.copyOfRange(bytes, i * size, (i + 1) * size), i, false));
+            raw.pipeInput(record(session, new byte[0], n, true));
+            TestOutputTopic<String, byte[]> dead = driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer());
+            List<TestRecord<String, byte[]>> letters = dead.readRecordsToList();
+            assertEquals(1, letters.size());
+            assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("buffers 2 to " + (n - 1) + " of session"),
+                    header(letters.get(0), SwapstreamConfig.HEADER_ERROR));
+        }
+    }
+
     static TestRecord<String, byte[]> record(String key, byte[] value, long index, boolean end) {
         RecordHeaders h = new RecordHeaders();
         h.add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
