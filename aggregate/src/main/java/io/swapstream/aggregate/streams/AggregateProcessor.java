@@ -55,12 +55,40 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
     }
 
+    /** A thread's accumulator as last fetched, so a switch costs no key string and no store lookup. */
+    private static final class Slot {
+        final String key;
+        ThreadStatsAccumulator accumulator;
+        long storeGeneration = -1;
+        long emitGeneration = -1;
+
+        Slot(String key) {
+            this.key = key;
+        }
+    }
+
+    private record SlotId(int tid, long windowStart) {}
+
+    private final Map<String, Map<SlotId, Slot>> slots = new HashMap<>();
+    private long emitGeneration;
+
     private SessionStatistics statistics(String session) {
-        return sessions.computeIfAbsent(session, s -> new SessionStatistics(windowNanos, (tid, start) -> {
-            String key = ThreadStatsRecords.key(s, tid, start == SessionStatistics.WHOLE ? null : start);
-            changed.add(key);
-            return accumulators.get(key);
-        }));
+        return sessions.computeIfAbsent(session, s -> {
+            Map<SlotId, Slot> bySlot = slots.computeIfAbsent(s, k -> new HashMap<>());
+            return new SessionStatistics(windowNanos, (tid, start) -> {
+                Slot slot = bySlot.computeIfAbsent(new SlotId(tid, start),
+                        id -> new Slot(ThreadStatsRecords.key(s, tid, start == SessionStatistics.WHOLE ? null : start)));
+                if (slot.storeGeneration != accumulators.generation()) {
+                    slot.accumulator = accumulators.get(slot.key); // marks it for the next write-back
+                    slot.storeGeneration = accumulators.generation();
+                }
+                if (slot.emitGeneration != emitGeneration) {
+                    changed.add(slot.key);
+                    slot.emitGeneration = emitGeneration;
+                }
+                return slot.accumulator;
+            });
+        });
     }
 
     @Override
@@ -85,12 +113,14 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private void emitChanged() {
         for (String key : changed) emit(key, accumulators.get(key));
         changed.clear();
+        emitGeneration++;
     }
 
     private void emitSession(String session, AggregateProgress p) {
         for (KeyValue<String, ThreadStatsAccumulator> kv : accumulators.all(session + "/")) emit(kv.key, kv.value);
         changed.removeIf(k -> k.startsWith(session + "/"));
         sessions.remove(session);
+        slots.remove(session);
         hosts.remove(session);
         p.done = true;
         done.put(session, p.switches);

@@ -45,6 +45,7 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
     private final Codec<V> codec;
     private final Map<String, V> live = new HashMap<>();
     private final Set<String> dirty = new LinkedHashSet<>();
+    private long generation;
 
     WriteBackStore(KeyValueStore<String, byte[]> inner, Codec<V> codec) {
         this.inner = inner;
@@ -63,6 +64,12 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
         return v;
     }
 
+    /**
+     * Changes at every write-back and clear. A caller that keeps values between calls must get
+     * them again once this has moved on, so that later changes are marked for writing back.
+     */
+    public long generation() { return generation; }
+
     /** Every value whose key starts with {@code prefix}, after writing changes back. */
     public List<KeyValue<String, V>> all(String prefix) {
         writeBack();
@@ -76,6 +83,7 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
 
     /** Writes changed values to the inner store and lets go of the in-memory copies when many. */
     private void writeBack() {
+        generation++;
         for (String k : dirty) inner.put(k, codec.encode(live.get(k)));
         dirty.clear();
         if (live.size() > 100_000) live.clear();
@@ -88,6 +96,7 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
 
     @Override
     public void clearCache() {
+        generation++;
         live.clear();
         dirty.clear();
     }
