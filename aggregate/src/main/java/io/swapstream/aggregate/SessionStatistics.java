@@ -100,7 +100,7 @@ public final class SessionStatistics {
         return name.startsWith("State") ? Integer.parseInt(name.substring(5)) : -1;
     }
 
-    /** Whole-session statistics, by TID. */
+    /** Whole-session statistics, by TID (from the in-memory accumulators: not with external ones). */
     public List<ThreadStats> wholeSession(IntFunction<ThreadInfo> labels) {
         List<ThreadStats> out = new ArrayList<>();
         whole.forEach((tid, a) -> out.add(label(a, tid, labels, a.firstNanos(), a.lastNanos())));
@@ -108,7 +108,7 @@ public final class SessionStatistics {
         return out;
     }
 
-    /** Windowed statistics, by window start then TID. */
+    /** Windowed statistics, by window start then TID (in-memory accumulators only). */
     public List<ThreadStats> windowed(IntFunction<ThreadInfo> labels) {
         List<ThreadStats> out = new ArrayList<>();
         windows.forEach((start, m) -> m.forEach((tid, a) -> out.add(label(a, tid, labels, start, start + windowNanos))));

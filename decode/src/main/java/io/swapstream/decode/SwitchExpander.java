@@ -33,7 +33,6 @@ public final class SwitchExpander {
     private final int maxQueued;
     private Lane[] lanes;
     private int queued;
-    private long sequence;
     private long lastEmittedTs = Long.MIN_VALUE;
     private final Map<Integer, Long> lastSwitchOutNanos = new HashMap<>();
     private Lane compactLane;
@@ -41,7 +40,6 @@ public final class SwitchExpander {
     /** One queued item: a switch (possibly waiting for its new thread) or a thread/process event. */
     private static final class Item {
         long ts;
-        long seq;
         boolean complete;
         // switch fields
         boolean isSwitch;
@@ -196,7 +194,6 @@ public final class SwitchExpander {
 
     private void append(Lane lane, Item it, long ts, boolean complete) {
         it.ts = ts;
-        it.seq = sequence++;
         it.complete = it.complete || complete;
         if (ts > lane.lastTs) lane.lastTs = ts;
         lane.queue.addLast(it);
