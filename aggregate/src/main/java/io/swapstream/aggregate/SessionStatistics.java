@@ -61,8 +61,8 @@ public final class SessionStatistics {
         long[] deltas = pmcDeltas(s);
         int old = s.oldThreadId();
         if (old != 0) {
-            int state = stateValue(s.oldThreadState());
-            int reason = s.oldThreadWaitReason() == null ? -1 : KernelEnums.waitReasonValue(s.oldThreadWaitReason());
+            int state = KernelEnums.threadStateValue(s.oldThreadState());
+            int reason = KernelEnums.waitReasonValue(s.oldThreadWaitReason());
             ThreadStatsAccumulator a = accumulators.of(old, WHOLE);
             a.switchOut(t, state, reason, s.oldThreadPriority(), s.oldThreadRunNanos());
             if (deltas != null) a.pmc(deltas);
@@ -85,19 +85,6 @@ public final class SessionStatistics {
         long[] d = new long[now.length];
         for (int i = 0; i < d.length; i++) d[i] = now[i] - prev[i];
         return d;
-    }
-
-    private static final Map<String, Integer> STATES = new HashMap<>();
-
-    static {
-        for (int i = 0; i < 10; i++) STATES.put(KernelEnums.threadState(i), i);
-    }
-
-    private static int stateValue(String name) {
-        if (name == null) return -1;
-        Integer v = STATES.get(name);
-        if (v != null) return v;
-        return name.startsWith("State") ? Integer.parseInt(name.substring(5)) : -1;
     }
 
     /** Whole-session statistics, by TID (from the in-memory accumulators: not with external ones). */

@@ -5,15 +5,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Properties;
-import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
@@ -87,10 +84,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     public void close() {
         server.shutdown();
         server.awaitShutdown();
-        try (Stream<Path> files = Files.walk(dataDir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Directories.deleteTree(dataDir);
     }
 }

@@ -1,6 +1,5 @@
 package io.swapstream.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.aggregate.ThreadStats;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.aggregate.streams.ThreadStatsRecords;
@@ -12,7 +11,6 @@ import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
@@ -103,7 +100,7 @@ final class RunCommand implements Callable<Integer> {
             }
         } finally {
             if (broker != null) broker.close();
-            deleteTree(work);
+            Directories.deleteTree(work);
         }
     }
 
@@ -164,33 +161,15 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private void write(List<ThreadStats> stats) throws IOException {
-        List<ThreadStats> rows = new ArrayList<>(stats);
         Integer n = top != null ? top : (format == Format.table ? Integer.valueOf(20) : null);
-        if (n != null || format == Format.table) {
-            rows.sort(Comparator.comparingDouble((ThreadStats t) -> t.sortValue("waitP99Nanos")).reversed()
-                    .thenComparingInt(ThreadStats::threadId));
-            if (n != null && rows.size() > n) rows = rows.subList(0, n);
-        }
+        List<ThreadStats> rows = n != null || format == Format.table ? StatsTable.ranked(stats, "waitP99Nanos", n) : stats;
         PrintWriter w = out == null ? spec.commandLine().getOut()
                 : new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8));
         try {
-            if (format == Format.jsonl) {
-                ObjectMapper json = new ObjectMapper();
-                for (ThreadStats t : rows) w.println(json.writeValueAsString(t));
-            } else {
-                StatsTable.print(w, rows, false);
-            }
+            StatsTable.write(w, rows, format == Format.jsonl, false);
         } finally {
             w.flush();
             if (out != null) w.close();
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -1,13 +1,10 @@
 package io.swapstream.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStats;
 import io.swapstream.decode.SessionDecoder;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -45,20 +42,11 @@ final class StatsCommand implements Callable<Integer> {
         SessionStatistics stats = new SessionStatistics(windowNanos);
         SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), Options.maxWaitReason(maxWaitReason),
                 stats::accept, null);
-        List<ThreadStats> rows = new ArrayList<>(windowNanos > 0 ? stats.windowed(d.directory()::thread)
-                : stats.wholeSession(d.directory()::thread));
-        if (top != null || format == Format.table) {
-            rows.sort(Comparator.comparingDouble((ThreadStats t) -> t.sortValue(by)).reversed()
-                    .thenComparingLong(ThreadStats::windowStartNanos).thenComparingInt(ThreadStats::threadId));
-            if (top != null && rows.size() > top) rows = rows.subList(0, top);
-        }
+        List<ThreadStats> rows = windowNanos > 0 ? stats.windowed(d.directory()::thread)
+                : stats.wholeSession(d.directory()::thread);
+        if (top != null || format == Format.table) rows = StatsTable.ranked(rows, by, top);
         PrintWriter out = spec.commandLine().getOut();
-        if (format == Format.jsonl) {
-            ObjectMapper json = new ObjectMapper();
-            for (ThreadStats t : rows) out.println(json.writeValueAsString(t));
-        } else {
-            StatsTable.print(out, rows, windowNanos > 0);
-        }
+        StatsTable.write(out, rows, format == Format.jsonl, windowNanos > 0);
         out.flush();
         Options.reportInconsistencies(spec, d.counters());
         return 0;

@@ -1,14 +1,35 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.ThreadStats;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** ThreadStats as an aligned text table, times in microseconds. */
+/** ThreadStats for people and programs: ranked, as JSON lines or an aligned table (times in microseconds). */
 final class StatsTable {
     private StatsTable() {}
+
+    /** Highest {@code by} first (then window, then TID); the first {@code top} when given. */
+    static List<ThreadStats> ranked(List<ThreadStats> rows, String by, Integer top) {
+        List<ThreadStats> sorted = new ArrayList<>(rows);
+        sorted.sort(Comparator.comparingDouble((ThreadStats t) -> t.sortValue(by)).reversed()
+                .thenComparingLong(ThreadStats::windowStartNanos).thenComparingInt(ThreadStats::threadId));
+        return top != null && sorted.size() > top ? sorted.subList(0, top) : sorted;
+    }
+
+    static void write(PrintWriter out, List<ThreadStats> rows, boolean jsonLines, boolean windowed) throws IOException {
+        if (!jsonLines) {
+            print(out, rows, windowed);
+            return;
+        }
+        ObjectMapper json = new ObjectMapper();
+        for (ThreadStats t : rows) out.println(json.writeValueAsString(t));
+    }
 
     static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {
         String head = String.format("%s%-7s %-6s %-18s %-12s %7s %7s %10s %10s %10s %10s %10s %9s %-6s %s",

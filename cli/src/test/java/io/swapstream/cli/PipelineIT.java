@@ -191,9 +191,7 @@ class PipelineIT {
         String session;
         try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(f)) {
             r.next();
-            io.swapstream.schemas.etw.LogfileHeader[] h = new io.swapstream.schemas.etw.LogfileHeader[1];
-            r.walk(ev -> { if (h[0] == null) h[0] = io.swapstream.schemas.etw.LogfileHeader.parse(ev, r.decoder()); });
-            session = h[0].sessionId("h");
+            session = io.swapstream.schemas.etw.LogfileHeader.find(r.decoder()).sessionId("h");
         }
         Map<String, Object> pc = Map.of("bootstrap.servers", kafka.servers(), "max.request.size", SwapstreamConfig.MAX_MESSAGE_BYTES,
                 "max.in.flight.requests.per.connection", 1);
@@ -215,7 +213,7 @@ class PipelineIT {
                 producer.flush();
                 read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() > 1000);
             }
-            deleteTree(dir.resolve("state"));
+            Directories.deleteTree(dir.resolve("state"));
             try (Pipeline p = start(kafka)) {
                 for (int i = buffers / 2 - 3; i < buffers; i++) send.accept(i); // three resent: dropped by index
                 var end = new org.apache.kafka.clients.producer.ProducerRecord<String, byte[]>(prefix + SwapstreamConfig.RAW_BUFFERS, session, new byte[0]);
@@ -235,12 +233,6 @@ class PipelineIT {
                     return expectedStats.stream().allMatch(t -> t.equals(latest.get(session + "/" + t.threadId())));
                 });
             }
-        }
-    }
-
-    static void deleteTree(Path d) throws java.io.IOException {
-        try (var s = Files.walk(d)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(x -> x.toFile().delete());
         }
     }
 

@@ -60,12 +60,6 @@ public final class FileInventory implements TraceEventHandler {
         return inv;
     }
 
-    public static FileInventory of(EtlReader reader, Integer maximumWaitReasonOverride) throws IOException {
-        FileInventory inv = new FileInventory(reader.source(), maximumWaitReasonOverride);
-        inv.walk(reader);
-        return inv;
-    }
-
     private void walk(EtlReader r) throws IOException {
         reader = r;
         size = r.length();
@@ -125,8 +119,6 @@ public final class FileInventory implements TraceEventHandler {
     public int buffers() { return buffers; }
     public int compressedBuffers() { return compressedBuffers; }
     public long events() { return events; }
-    public long hookIdCount(int hookId) { return hookIdCounts[hookId]; }
-    public long compactPackets() { return compactPackets; }
 
     public int maximumWaitReason() {
         return maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(header.build());

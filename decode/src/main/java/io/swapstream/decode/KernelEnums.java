@@ -1,5 +1,8 @@
 package io.swapstream.decode;
 
+import java.util.HashMap;
+import java.util.Map;
+
 /** KTHREAD_STATE and KWAIT_REASON names (ETW-FORMATS.md §6). */
 public final class KernelEnums {
     private KernelEnums() {}
@@ -41,11 +44,23 @@ public final class KernelEnums {
         return reason >= 0 && reason < REASON_CACHE.length ? REASON_CACHE[reason] : "WaitReason" + reason;
     }
 
-    public static int waitReasonCount() { return WAIT_REASONS.length; }
+    private static final Map<String, Integer> REASON_VALUES = new HashMap<>();
+    private static final Map<String, Integer> STATE_VALUES = new HashMap<>();
 
-    /** The KWAIT_REASON value of a name, or -1. */
+    static {
+        for (int i = 0; i < REASON_CACHE.length; i++) REASON_VALUES.put(REASON_CACHE[i], i);
+        for (int i = 0; i < STATE_CACHE.length; i++) STATE_VALUES.put(STATE_CACHE[i], i);
+    }
+
+    /** The KWAIT_REASON value of a name given by {@link #waitReason}, or -1. */
     public static int waitReasonValue(String name) {
-        for (int i = 0; i < WAIT_REASONS.length; i++) if (WAIT_REASONS[i].equals(name)) return i;
-        return -1;
+        Integer v = name == null ? null : REASON_VALUES.get(name);
+        return v == null ? -1 : v;
+    }
+
+    /** The KTHREAD_STATE value of a name given by {@link #threadState}, or -1. */
+    public static int threadStateValue(String name) {
+        Integer v = name == null ? null : STATE_VALUES.get(name);
+        return v == null ? -1 : v;
     }
 }

@@ -51,11 +51,4 @@ public final class ThreadDirectory {
         return t;
     }
 
-    public boolean isEmpty() { return threads.isEmpty(); }
-
-    public Map<Integer, ThreadInfo> all() {
-        Map<Integer, ThreadInfo> m = new HashMap<>();
-        threads.keySet().forEach(k -> m.put(k, thread(k)));
-        return m;
-    }
 }

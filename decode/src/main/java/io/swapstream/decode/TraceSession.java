@@ -12,13 +12,8 @@ public record TraceSession(String session, String host, String loggerName, Strin
                            String logFileMode, List<String> logFileModeNames, long startTimeNanos, long endTimeNanos,
                            long bootTimeNanos, long eventsLost, long buffersLost, int maximumWaitReason) {
 
-    /** Stable for one recording: host, logger name and StartTime, so a re-ingested file is recognisable. */
-    public static String sessionId(String host, LogfileHeader h) {
-        return h.sessionId(host);
-    }
-
     public static TraceSession of(String host, LogfileHeader h, int maximumWaitReason) {
-        return new TraceSession(sessionId(host, h), host, h.loggerName(), h.logFileName(), h.build(),
+        return new TraceSession(h.sessionId(host), host, h.loggerName(), h.logFileName(), h.build(),
                 h.numberOfProcessors(), h.pointerSize(), ClockType.name(h.clockType()), h.perfFreq(),
                 LogFileMode.hex(h.logFileMode()), LogFileMode.names(h.logFileMode()),
                 SessionClock.fileTimeToUnixNanos(h.startTime()),

@@ -62,14 +62,11 @@ public final class BufferPublisher implements AutoCloseable {
             throws IOException, InterruptedException, ExecutionException {
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
             if (!r.next()) throw new EtlFormatException(file.toString(), 0, "no buffers");
-            LogfileHeader[] header = new LogfileHeader[1];
-            r.walk(ev -> {
-                if (header[0] == null && LogfileHeader.isHeaderEvent(ev)) header[0] = LogfileHeader.parse(ev, r.decoder());
-            });
-            if (header[0] == null) {
+            LogfileHeader header = LogfileHeader.find(r.decoder());
+            if (header == null) {
                 throw new EtlFormatException(file.toString(), io.swapstream.schemas.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
             }
-            String session = header[0].sessionId(host);
+            String session = header.sessionId(host);
             long index = 0;
             long bytes = 0;
             String error = null;

@@ -6,18 +6,11 @@ import java.util.Map;
 public final class SwapstreamConfig {
     private SwapstreamConfig() {}
 
-    // configuration keys: the command line, docker-compose and the stages share them
-    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    // configuration keys the stages read from their Kafka Streams configuration
     public static final String TOPIC_PREFIX = "swapstream.topic.prefix";
-    public static final String PARTITIONS = "swapstream.topic.partitions";
-    public static final String REPLICATION = "swapstream.topic.replication";
     public static final String SERDE_FACTORY = "swapstream.serde.factory";
-    public static final String WINDOW = "swapstream.window";
-    public static final String EMIT_INTERVAL_MS = "swapstream.emit.interval.ms";
-    public static final String STATE_DIR = "state.dir";
 
     public static final String DEFAULT_PREFIX = "etw.";
-    public static final int DEFAULT_PARTITIONS = 4;
     /** Raw buffers are up to 1 MiB and more; topics and clients allow this much. */
     public static final int MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 

@@ -4,6 +4,7 @@ import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.etw.LogfileHeader;
 import io.swapstream.schemas.avro.ContextSwitch;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -111,7 +112,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     }
 
     private void emitChanged() {
-        for (String key : changed) emit(key, accumulators.get(key));
+        for (String key : changed) emit(key, accumulators.peek(key));
         changed.clear();
         emitGeneration++;
     }
@@ -134,7 +135,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         long start = windowed ? Long.parseLong(parts[2]) : a.firstNanos();
         long end = windowed ? start + windowNanos : a.lastNanos();
         ThreadInfo info = labels.get(session + "/" + tid);
-        String host = hosts.getOrDefault(session, hostOf(session));
+        String host = hosts.getOrDefault(session, LogfileHeader.hostOf(session));
         ThreadStats stats = ThreadStatsRecords.of(a.toStats(session, host, tid,
                 info == null ? null : info.getProcessId(), info == null ? null : info.getProcessName(),
                 info == null ? null : info.getThreadName(), start, end));
@@ -142,8 +143,4 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         context.forward(new Record<>(key, stats, context.currentSystemTimeMs()));
     }
 
-    private static String hostOf(String session) {
-        int c = session.indexOf(':');
-        return c < 0 ? session : session.substring(0, c);
-    }
 }

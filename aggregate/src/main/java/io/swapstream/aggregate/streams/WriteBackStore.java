@@ -70,6 +70,14 @@ public final class WriteBackStore<V> implements StateStore, CachedStateStore<Str
      */
     public long generation() { return generation; }
 
+    /** The value under {@code key}, loaded or new, for reading only: not marked for writing back. */
+    public V peek(String key) {
+        V v = live.get(key);
+        if (v != null) return v;
+        byte[] b = inner.get(key);
+        return b == null ? codec.empty() : codec.decode(b);
+    }
+
     /** Every value whose key starts with {@code prefix}, after writing changes back. */
     public List<KeyValue<String, V>> all(String prefix) {
         writeBack();

@@ -2,6 +2,7 @@ package io.swapstream.decode.streams;
 
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.etw.BufferDecoder;
 import io.swapstream.schemas.etw.EtlFormatException;
@@ -104,7 +105,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     }
 
     private Live rebuild(String session, DecodeProgress p, Headers headers) {
-        Live l = new Live(session, header(headers, SwapstreamConfig.HEADER_HOST, hostOf(session)), maxWaitReason(headers));
+        Live l = new Live(session, header(headers, SwapstreamConfig.HEADER_HOST, LogfileHeader.hostOf(session)), maxWaitReason(headers));
         l.skipSwitches = p.switches();
         l.skipThreads = p.threads();
         l.skipDeadLetters = p.deadLetters();
@@ -193,10 +194,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return session + "/" + String.format("%012d", index);
     }
 
-    private static String hostOf(String session) {
-        int c = session.indexOf(':');
-        return c < 0 ? session : session.substring(0, c);
-    }
 
     private static Integer maxWaitReason(Headers h) {
         String v = header(h, SwapstreamConfig.HEADER_MAX_WAIT_REASON, null);

@@ -44,14 +44,8 @@ class DecodeTopologyTest {
         List<ContextSwitch> expected = new ArrayList<>();
         SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, expected::add, null);
         String session = offline.session().session();
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-test");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
-        StreamsBuilder b = new StreamsBuilder();
-        DecodeTopology.build(b, Map.of());
-        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
-            TestInputTopic<String, byte[]> raw = driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+        try (TopologyTestDriver driver = driver("state")) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
             int size = 64 * 1024;
             for (int i = 0; i < bytes.length / size; i++) {
@@ -91,14 +85,8 @@ class DecodeTopologyTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
         List<ContextSwitch> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-order-test");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state2").toString());
-        StreamsBuilder b = new StreamsBuilder();
-        DecodeTopology.build(b, Map.of());
-        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
-            TestInputTopic<String, byte[]> raw = driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+        try (TopologyTestDriver driver = driver("state2")) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
             int size = 64 * 1024;
             int n = bytes.length / size;
@@ -123,14 +111,8 @@ class DecodeTopologyTest {
         Path f = dir.resolve("m.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
         String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-gap-test");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state3").toString());
-        StreamsBuilder b = new StreamsBuilder();
-        DecodeTopology.build(b, Map.of());
-        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
-            TestInputTopic<String, byte[]> raw = driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+        try (TopologyTestDriver driver = driver("state3")) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
             int size = 64 * 1024;
             int n = bytes.length / size;
@@ -142,6 +124,21 @@ class DecodeTopologyTest {
             assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("buffers 2 to " + (n - 1) + " of session"),
                     header(letters.get(0), SwapstreamConfig.HEADER_ERROR));
         }
+    }
+
+    /** The decode topology on a test driver with its own state directory. */
+    TopologyTestDriver driver(String state) {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-test-" + state);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(state).toString());
+        StreamsBuilder b = new StreamsBuilder();
+        DecodeTopology.build(b, Map.of());
+        return new TopologyTestDriver(b.build(), p);
+    }
+
+    static TestInputTopic<String, byte[]> rawBuffers(TopologyTestDriver driver) {
+        return driver.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
     }
 
     static TestRecord<String, byte[]> record(String key, byte[] value, long index, boolean end) {

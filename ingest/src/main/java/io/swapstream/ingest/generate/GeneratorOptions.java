@@ -43,9 +43,4 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
         return new GeneratorOptions(mode, cpus, procs, threads, switches, seed, build, pmcCounters,
                 rundown, noise, exitRate, loggerName, startTimeFileTime);
     }
-
-    public GeneratorOptions withStartTime(long fileTime) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, fileTime);
-    }
 }

@@ -42,6 +42,21 @@ public record LogfileHeader(
         return host + ":" + loggerName + ":" + startTime;
     }
 
+    /** The host part of a session id (the text before its first ':'). */
+    public static String hostOf(String sessionId) {
+        int c = sessionId.indexOf(':');
+        return c < 0 ? sessionId : sessionId.substring(0, c);
+    }
+
+    /** The logfile header in the buffer {@code decoder} holds (a file's first), or null when it has none. */
+    public static LogfileHeader find(BufferDecoder decoder) {
+        LogfileHeader[] found = new LogfileHeader[1];
+        decoder.walk(ev -> {
+            if (found[0] == null && isHeaderEvent(ev)) found[0] = parse(ev, decoder);
+        });
+        return found[0];
+    }
+
     /** OS build number: ProviderVersion's low 16 bits. */
     public int build() { return providerVersion & 0xFFFF; }
 

@@ -31,12 +31,6 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
         this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema);
     }
 
-    /** Lets this reader also decode values written with an older (or newer) schema. */
-    public SingleObjectAvroSerde<T> alsoReading(Schema writerSchema) {
-        decoder.addSchema(writerSchema);
-        return this;
-    }
-
     /**
      * Avro 1.12 decodes generated classes only from trusted packages, read once from a system
      * property when the specific reader class loads: add ours before that happens.
