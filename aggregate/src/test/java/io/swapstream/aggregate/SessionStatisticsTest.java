@@ -9,6 +9,7 @@ import io.swapstream.decode.KernelEnums;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -164,6 +165,82 @@ class SessionStatisticsTest {
                 assertWithinOnePercent(waits, 0.90, t.waitP90Nanos(), at);
                 assertWithinOnePercent(waits, 0.99, t.waitP99Nanos(), at);
             }
+        }
+    }
+
+    /**
+     * A compact trace whose processors log thread events while their batches are open: its
+     * statistics, whole-session and per 10 s window, against a direct computation over what the
+     * simulated scheduler decided, in time order (ScheduleRecorder), not over decoded rows.
+     */
+    @Test
+    void compactTraceWithThreadEventsMatchesTheSchedule() throws Exception {
+        Path f = dir.resolve("ordered.etl");
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(60_000).withShape(8, 6, 5).withSeed(21);
+        ScheduleRecorder decided = new ScheduleRecorder();
+        TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()), decided);
+        long window = 10_000_000_000L;
+        SessionStatistics whole = new SessionStatistics(0);
+        SessionStatistics windowed = new SessionStatistics(window);
+        SessionDecoder.decodeFile(f, "h", null, s -> { whole.accept(s); windowed.accept(s); }, null);
+        long startNanos = (o.startTimeFileTime() - 116444736000000000L) * 100;
+        java.util.function.LongUnaryOperator nanos = ts -> startNanos + (ts - TraceGenerator.TS0) * 100;
+        List<ScheduleRecorder.Switch> truth = decided.inTimeOrder();
+        assertSameStatistics(direct(truth, 0, nanos), whole.wholeSession(null), 0);
+        assertSameStatistics(direct(truth, window, nanos), windowed.windowed(null), window);
+    }
+
+    /** Per thread and window: in, out, voluntary, involuntary, waits n/sum/min/max, runs n/sum/max, priority min/max. */
+    static Map<String, long[]> direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos) {
+        Map<String, long[]> m = new HashMap<>();
+        for (ScheduleRecorder.Switch s : truth) {
+            long t = nanos.applyAsLong(s.ts());
+            String w = window > 0 ? "/" + Math.floorDiv(t, window) * window : "";
+            if (s.newTid() != 0) {
+                long[] a = m.computeIfAbsent(s.newTid() + w, k -> fresh());
+                a[0]++;
+                if (s.newThreadTimeSinceLast() != null) {
+                    long v = s.newThreadTimeSinceLast() * 100;
+                    a[4]++;
+                    a[5] += v;
+                    a[6] = Math.min(a[6], v);
+                    a[7] = Math.max(a[7], v);
+                }
+            }
+            if (s.oldTid() != 0) {
+                long[] a = m.computeIfAbsent(s.oldTid() + w, k -> fresh());
+                a[1]++;
+                if (s.oldState() == 5) a[2]++;
+                else if (s.oldState() != 4) a[3]++;
+                if (s.oldThreadRun() != null) {
+                    a[8]++;
+                    a[9] += s.oldThreadRun() * 100;
+                    a[10] = Math.max(a[10], s.oldThreadRun() * 100);
+                }
+                a[11] = Math.min(a[11], s.oldPriority());
+                a[12] = Math.max(a[12], s.oldPriority());
+            }
+        }
+        return m;
+    }
+
+    static long[] fresh() {
+        return new long[] {0, 0, 0, 0, 0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0, 0, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE};
+    }
+
+    static void assertSameStatistics(Map<String, long[]> expected, List<ThreadStats> got, long window) {
+        assertEquals(expected.size(), got.size());
+        for (ThreadStats t : got) {
+            String key = t.threadId() + (window > 0 ? "/" + t.windowStartNanos() : "");
+            long[] e = expected.get(key);
+            assertTrue(e != null, key);
+            long[] g = {t.switchInCount(), t.switchOutCount(), t.voluntarySwitchOutCount(), t.involuntarySwitchOutCount(),
+                t.waitCount(), t.waitSumNanos(), t.waitMinNanos() == null ? Long.MAX_VALUE : t.waitMinNanos(),
+                t.waitMaxNanos() == null ? Long.MIN_VALUE : t.waitMaxNanos(), t.runCount(), t.runSumNanos(),
+                t.runMaxNanos() == null ? Long.MIN_VALUE : t.runMaxNanos(),
+                t.priorityMin() == null ? Long.MAX_VALUE : t.priorityMin(), t.priorityMax() == null ? Long.MIN_VALUE : t.priorityMax()};
+            assertEquals(java.util.Arrays.toString(e), java.util.Arrays.toString(g), key);
+            assertTrue(t.waitMinNanos() == null || t.waitMinNanos() >= 0, key);
         }
     }
 

@@ -33,11 +33,12 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--no-noise", description = "leave out unrelated events") boolean noNoise;
     @Option(names = "--exit-rate", defaultValue = "0.01", description = "chance a thread exits after a run slice") double exitRate;
     @Option(names = "--logger-name", defaultValue = "NT Kernel Logger") String loggerName;
+    @Option(names = "--silent-cpus", defaultValue = "0", description = "this many of the processors (the highest) never run anything and log nothing; default ${DEFAULT-VALUE}") int silentCpus;
 
     @Override
     public Integer call() throws Exception {
         GeneratorOptions o = new GeneratorOptions(mode, cpus, processes, threadsPerProcess, switches, seed, build, pmc,
-                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime());
+                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, null);
         long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
         spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);
         return 0;

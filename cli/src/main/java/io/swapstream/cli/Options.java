@@ -44,11 +44,21 @@ final class Options {
         }
     }
 
+    /** What the expansion could not make consistent, one line on stderr, so a user sees it beside the output. */
     static void reportInconsistencies(CommandSpec spec, ExpansionCounters c) {
-        if (c.oldThreadNotLastSwitchedIn > 0 || c.emptyTidTableSlot > 0 || c.emittedOutOfOrder > 0) {
-            spec.commandLine().getErr().printf("swapstream: note: %d switches whose old thread was not the thread last"
-                    + " switched in on that processor, %d empty TID-table slots, %d switches emitted out of order%n",
-                    c.oldThreadNotLastSwitchedIn, c.emptyTidTableSlot, c.emittedOutOfOrder);
-        }
+        StringBuilder b = new StringBuilder();
+        note(b, c.emittedOutOfOrder, "switches arrived after later ones had been emitted (out of time order)");
+        note(b, c.lateEvents, "thread/process events arrived after later items had been emitted");
+        note(b, c.switchesBeforeNewThreadKnown, "switches were emitted before their processor named the new thread");
+        note(b, c.queueLimitForced, "items left the merge at its memory limit");
+        note(b, c.oldThreadNotLastSwitchedIn, "switches whose old thread was not the thread last switched in on that processor");
+        note(b, c.emptyTidTableSlot, "compact packets pointed at an empty TID-table slot");
+        if (b.length() > 0) spec.commandLine().getErr().println("swapstream: note: " + b);
+    }
+
+    private static void note(StringBuilder b, long n, String what) {
+        if (n == 0) return;
+        if (b.length() > 0) b.append("; ");
+        b.append(n).append(' ').append(what);
     }
 }

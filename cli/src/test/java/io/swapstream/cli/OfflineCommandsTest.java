@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.decode.ContextSwitch;
+import io.swapstream.schemas.etw.EtlWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -77,6 +80,34 @@ class OfflineCommandsTest {
         }
         CliRunner table = CliRunner.run("stats", f.toString(), "--format", "table", "--top", "3");
         assertEquals(5, table.out().lines().count(), table.out());
+    }
+
+    /**
+     * A processor whose batch reaches the trace far later than the logger allows (30 s after its
+     * switches, while the other processor went on): the merge cannot wait that long, and says so.
+     */
+    @Test
+    void switchesOutOfTimeOrderAreReportedByInspectAndSwitches() throws Exception {
+        Path f = dir.resolve("late.etl");
+        long second = 10_000_000L;
+        try (EtlWriter w = new EtlWriter(f, EtlWriter.Session.defaults(2, 132223104000000000L), 1000)) {
+            ByteBuffer cs = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+            for (int k = 0; k < 30; k++) {
+                cs.putInt(0, k % 2 == 0 ? 300 : 0).putInt(4, k % 2 == 0 ? 0 : 300).put(14, (byte) (k % 2 == 0 ? 2 : 5));
+                w.perfInfoEvent(0, 0x0524, 4, 1000 + k * second, null, null, cs.array(), 24);
+            }
+            // processor 1: two idle packets at +10 and +20 ticks, logged 30 s later
+            ByteBuffer batch = ByteBuffer.allocate(0x58 + 4).order(ByteOrder.LITTLE_ENDIAN);
+            batch.putLong(0, 1000).putShort(0x58, (short) (10 << 2)).putShort(0x5A, (short) (10 << 2));
+            w.perfInfoEvent(1, 0x0525, 2, 1000 + 30 * second, null, null, batch.array(), batch.capacity());
+        }
+        CliRunner sw = CliRunner.run("switches", f.toString());
+        assertEquals(0, sw.exit(), sw.err());
+        assertEquals(32, sw.out().lines().count());
+        assertTrue(sw.err().contains("2 switches arrived after later ones had been emitted (out of time order)"), sw.err());
+        CliRunner inspect = CliRunner.run("inspect", "--format", "json", f.toString());
+        assertEquals(0, inspect.exit(), inspect.err());
+        assertEquals(2, json.readTree(inspect.out()).get("expansion").get("emittedOutOfOrder").asLong());
     }
 
     @Test

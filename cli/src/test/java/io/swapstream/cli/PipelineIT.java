@@ -8,6 +8,7 @@ import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStats;
 import io.swapstream.aggregate.streams.ThreadStatsRecords;
 import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.FileInventory;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.streams.AvroRecords;
@@ -107,6 +108,8 @@ class PipelineIT {
         GeneratorOptions o = GeneratorOptions.defaults().withSwitches(15_000).withSeed(11);
         TraceGenerator.generate(cs, o.withMode("cswitch").withPmc(2), MaximumWaitReason.forBuild(o.build()));
         TraceGenerator.generate(cc, o.withMode("compact"), MaximumWaitReason.forBuild(o.build()));
+        // the compact trace is written as the kernel writes it: batches after newer events of their processor
+        assertTrue(FileInventory.of(cc, null).batchesAfterNewerEvents() > 0);
         try (Pipeline p = start(kafka)) {
             String s1 = publish(kafka, cs, "web01").session();
             String s2 = publish(kafka, cc, "web02").session();
@@ -121,6 +124,8 @@ class PipelineIT {
                 List<ContextSwitch> online = switches.stream().filter(r -> r.key().equals(e.getKey()))
                         .map(r -> AvroRecords.of(SWITCHES.deserialize("t", r.value()))).toList();
                 assertEquals(offline, online, "switches of " + e.getKey());
+                for (int i = 1; i < online.size(); i++) assertTrue(online.get(i - 1).timestamp() <= online.get(i).timestamp());
+                assertEquals(0, d.counters().emittedOutOfOrder + d.counters().lateEvents);
                 List<ThreadStats> expected = stats.wholeSession(d.directory()::thread);
                 Map<String, ThreadStats> latest = new HashMap<>();
                 read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {

@@ -15,8 +15,16 @@ public final class ExpansionCounters {
     public long oldThreadNotLastSwitchedIn;
     /** A table index whose TidTable slot holds TID 0 in a non-idle packet. */
     public long emptyTidTableSlot;
-    /** Switches that reached the merge after later ones had been emitted (memory bound hit). */
+    /** Switches that reached the merge after later ones had been emitted: the logger broke a bound the merge relies on. */
     public long emittedOutOfOrder;
+    /** Thread and process events that reached the merge after later items had been emitted. */
+    public long lateEvents;
+    /** Compact switches emitted before the next switch on their processor named their new thread (a processor silent past the logger's write bound). */
+    public long switchesBeforeNewThreadKnown;
+    /** Items emitted because the queue reached its limit, not because the merge knew they were next. */
+    public long queueLimitForced;
+    /** The most items waiting in the merge at once: what the merge held in memory. */
+    public long peakQueued;
     /** Processors whose last switch has no known new thread at the end of the session. */
     public long lastSwitchWithoutNewThread;
     public long threadEvents;
@@ -33,6 +41,10 @@ public final class ExpansionCounters {
         m.put("oldThreadNotLastSwitchedIn", oldThreadNotLastSwitchedIn);
         m.put("emptyTidTableSlot", emptyTidTableSlot);
         m.put("emittedOutOfOrder", emittedOutOfOrder);
+        m.put("lateEvents", lateEvents);
+        m.put("switchesBeforeNewThreadKnown", switchesBeforeNewThreadKnown);
+        m.put("queueLimitForced", queueLimitForced);
+        m.put("peakQueued", peakQueued);
         m.put("lastSwitchWithoutNewThread", lastSwitchWithoutNewThread);
         m.put("threadEvents", threadEvents);
         m.put("processEvents", processEvents);

@@ -43,12 +43,19 @@ public final class FileInventory implements TraceEventHandler {
     private long processEvents;
     private long threadEvents;
     private long pmcEvents;
+    /** Per processor, the latest time of an event written as it happened (not a batch's packets). */
+    private final long[] lastEventTs = new long[0x800];
+    private long batchesAfterNewerEvents;
     private final Integer maximumWaitReasonOverride;
     private EtlReader reader;
+    /** The expansion of the same buffers, for what the time-ordered merge saw (its counters). */
+    private final SessionDecoder expansion;
 
     private FileInventory(String source, Integer maximumWaitReasonOverride) {
         this.source = source;
         this.maximumWaitReasonOverride = maximumWaitReasonOverride;
+        java.util.Arrays.fill(lastEventTs, Long.MIN_VALUE);
+        this.expansion = new SessionDecoder("inspect", maximumWaitReasonOverride, s -> { }, null);
     }
 
     /** Walks every buffer and event of {@code file}. */
@@ -73,7 +80,9 @@ public final class FileInventory implements TraceEventHandler {
             processors.add(h.processor());
             sequences.computeIfAbsent(h.processor(), k -> new ArrayList<>()).add(h.sequenceNumber());
             r.walk(this);
+            expansion.onBuffer(r.decoder(), r.bufferOffset(), r.source());
         }
+        expansion.finish();
         if (header == null) {
             throw new EtlFormatException(source, 0, "no logfile header event (SYSTEM header, HookId 0x0000) in the first buffer");
         }
@@ -89,6 +98,9 @@ public final class FileInventory implements TraceEventHandler {
             if (ts < firstTimestamp) firstTimestamp = ts;
             if (ts > lastTimestamp) lastTimestamp = ts;
         }
+        int cpu = ev.processor() & 0x7FF;
+        long before = lastEventTs[cpu];
+        if (ts > before && reader.bufferIndex() > 0) lastEventTs[cpu] = ts;
         if (!type.kernel) return;
         int hook = ev.hookId();
         hookIdCounts[hook]++;
@@ -103,6 +115,9 @@ public final class FileInventory implements TraceEventHandler {
             }
         } else if (hook == CompactBatchDecoder.HOOK_ID && header != null) {
             try {
+                if (ev.payloadLength() >= 8 && CompactBatchDecoder.firstTimeStamp(ev.data(), ev.payloadOffset()) < before) {
+                    batchesAfterNewerEvents++;
+                }
                 compactPackets += CompactBatchDecoder.decode(ev.data(), ev.payloadOffset(), ev.payloadLength(),
                         maximumWaitReason(), (k, t, o, pr, s, w, nw, i) -> { });
             } catch (MalformedEventException e) {
@@ -119,6 +134,8 @@ public final class FileInventory implements TraceEventHandler {
     public int buffers() { return buffers; }
     public int compressedBuffers() { return compressedBuffers; }
     public long events() { return events; }
+    /** Compact batches whose first switch is older than an event written before them on their processor. */
+    public long batchesAfterNewerEvents() { return batchesAfterNewerEvents; }
 
     public int maximumWaitReason() {
         return maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(header.build());
@@ -208,7 +225,10 @@ public final class FileInventory implements TraceEventHandler {
         cs.put("processEvents", processEvents);
         cs.put("threadEvents", threadEvents);
         cs.put("pmcEvents", pmcEvents);
+        // batches written after events their processor logged while they were open (ETW-FORMATS.md §5)
+        cs.put("batchesAfterNewerEvents", batchesAfterNewerEvents);
         m.put("scheduling", cs);
+        m.put("expansion", expansion.counters().toMap());
         if (firstTimestamp != Long.MAX_VALUE) {
             m.put("firstTimestamp", firstTimestamp);
             m.put("lastTimestamp", lastTimestamp);

@@ -4,6 +4,7 @@ import io.swapstream.schemas.etw.BufferDecoder;
 import io.swapstream.schemas.etw.EtlFormatException;
 import io.swapstream.schemas.etw.EtlReader;
 import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.schemas.etw.LoggerTiming;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
 import java.io.IOException;
@@ -94,7 +95,8 @@ public final class SessionDecoder {
         }
         int max = maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(h.build());
         session = TraceSession.of(host, h, max);
-        expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(), switches, threads);
+        expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(),
+                LoggerTiming.maxWriteDelayTicks(h.timerResolution(), clock.ticksPerSecond()), switches, threads);
     }
 
     /**

@@ -36,7 +36,7 @@ public final class ThreadDirectory {
         } else {
             info = new ThreadInfo(session, t.threadId(), t.processId(), processNames.get(t.processId()),
                     sameThread ? old.threadName() : null, t.basePriority() >= 0 ? t.basePriority() : null,
-                    t.hookId() == ThreadEvent.START ? timeNanos : null, null);
+                    t.hookId() == ThreadEvent.START ? (Long) timeNanos : sameThread ? old.startNanos() : null, null);
         }
         threads.put(t.threadId(), info);
         return info;

@@ -24,7 +24,8 @@ public record ThreadEvent(int hookId, long timestamp, int processId, int threadI
         return (hookId >= START && hookId <= DC_END) || hookId == SET_NAME;
     }
 
-    public boolean isEnd() { return hookId == END || hookId == DC_END; }
+    /** Thread End: the thread exits. DCEnd is rundown at session end, of a thread that still lives. */
+    public boolean isEnd() { return hookId == END; }
     public boolean isName() { return hookId == SET_NAME; }
 
     public static ThreadEvent decode(TraceEvent ev) {

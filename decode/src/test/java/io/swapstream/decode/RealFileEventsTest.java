@@ -1,5 +1,6 @@
 package io.swapstream.decode;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,5 +49,50 @@ class RealFileEventsTest {
                 assertTrue(threads.stream().anyMatch(t -> t.basePriority() == 8 || t.basePriority() == 9), name);
             }
         }
+    }
+
+    /**
+     * Every real file through the time-ordered merge: nothing out of order, nothing forced out at
+     * the memory limit, and an item emitted late only where the file itself holds it more than the
+     * logger's write delay behind events before it (a file session without a flush timer).
+     */
+    @Test
+    void theMergeKeepsRealFilesInTimeOrder() throws Exception {
+        try (var files = Files.list(testdata())) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".etl")).sorted().toList()) {
+                List<ContextSwitch> switches = new ArrayList<>();
+                SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, switches::add, null);
+                ExpansionCounters c = d.counters();
+                assertEquals(0, c.emittedOutOfOrder, f.toString());
+                assertEquals(0, c.queueLimitForced, f.toString());
+                assertTrue(c.lateEvents <= itemsBeyondTheWriteDelay(f), f + ": " + c.toMap());
+            }
+        }
+    }
+
+    /** Thread and process events that sit in the file more than the write delay behind an earlier event. */
+    static long itemsBeyondTheWriteDelay(Path f) throws Exception {
+        long[] frontier = {Long.MIN_VALUE};
+        long[] n = {0};
+        long[] delay = {Long.MAX_VALUE};
+        try (EtlReader r = EtlReader.open(f)) {
+            while (r.next()) {
+                r.walk(ev -> {
+                    if (io.swapstream.schemas.etw.LogfileHeader.isHeaderEvent(ev)) {
+                        var h = io.swapstream.schemas.etw.LogfileHeader.parse(ev, r.decoder());
+                        delay[0] = io.swapstream.schemas.etw.LoggerTiming.maxWriteDelayTicks(h.timerResolution(),
+                                io.swapstream.schemas.etw.SessionClock.of(h).ticksPerSecond());
+                        return;
+                    }
+                    long ts = ev.timestamp();
+                    if (ts == Long.MIN_VALUE) return;
+                    boolean item = ev.hookId() >= 0 && ev.headerType().isSystem()
+                            && (ProcessEvent.handles(ev.hookId()) || ThreadEvent.handles(ev.hookId()));
+                    if (item && frontier[0] != Long.MIN_VALUE && frontier[0] - ts > delay[0]) n[0]++;
+                    frontier[0] = Math.max(frontier[0], ts);
+                });
+            }
+        }
+        return n[0];
     }
 }

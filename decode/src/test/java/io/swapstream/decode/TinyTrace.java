@@ -37,8 +37,11 @@ final class TinyTrace implements AutoCloseable {
         w.perfInfoEvent(cpu, 0x0524, 4, ts, null, null, p.array(), 24);
     }
 
-    /** A compact batch: TID table and base priorities as given (rest 0), then packets in hex. */
-    void compact(int cpu, long firstTs, int[] tids, int[] bases, String packetsHex) {
+    /**
+     * A compact batch logged at {@code flushTs} (its event timestamp): TID table and base
+     * priorities as given (rest 0), then packets in hex.
+     */
+    void compact(int cpu, long flushTs, long firstTs, int[] tids, int[] bases, String packetsHex) {
         byte[] packets = HexFormat.of().parseHex(packetsHex);
         ByteBuffer p = ByteBuffer.allocate(0x58 + packets.length).order(ByteOrder.LITTLE_ENDIAN);
         p.putLong(0, firstTs);
@@ -47,14 +50,17 @@ final class TinyTrace implements AutoCloseable {
             p.put(0x48 + i, (byte) bases[i]);
         }
         p.put(0x58, packets);
-        // the event's timestamp is when the batch was logged: its last switch
-        w.perfInfoEvent(cpu, 0x0525, 2, firstTs, null, null, p.array(), p.capacity());
+        w.perfInfoEvent(cpu, 0x0525, 2, flushTs, null, null, p.array(), p.capacity());
     }
 
     void threadEnd(int cpu, long ts, int pid, int tid) {
+        thread(cpu, ThreadEvent.END, ts, pid, tid);
+    }
+
+    void thread(int cpu, int hookId, long ts, int pid, int tid) {
         ByteBuffer p = ByteBuffer.allocate(72).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(0, pid).putInt(4, tid).put(68, (byte) 8);
-        w.systemEvent(cpu, ThreadEvent.END, 3, tid, pid, ts, p.array());
+        w.systemEvent(cpu, hookId, 3, tid, pid, ts, p.array());
     }
 
     List<ContextSwitch> decode() throws IOException {

@@ -4,30 +4,38 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Builds one processor's PERFINFO_CCSWAP_BUFFER batches by the kernel's rules (seed 000): a batch
- * is logged when its TID table is full and a new old thread comes, when fewer than 8 bytes remain
- * of its 0x400, or when a time delta does not fit 30 bits. Each batch starts at its first switch
- * (FirstTimeStamp = that switch's time, first delta 0).
+ * Builds one processor's PERFINFO_CCSWAP_BUFFER batches by the kernel's rules (seed 000,
+ * ETW-FORMATS.md §5): a batch is logged when its TID table is full and a new old thread comes, when
+ * fewer than 8 bytes remain of its 0x400, when a time delta does not fit 30 bits, or when it is older
+ * than the maximum batch age (checked at each switch and by {@link #flushIfOlder} at the flush
+ * timer), and when the session stops. Each batch starts at its first switch (FirstTimeStamp = that
+ * switch's time, first delta 0). A logged batch's event timestamp is the time it was flushed, so
+ * in the trace it follows events that the processor logged while it was open.
  */
 final class CompactBatchEncoder {
     static final int HEADER = 0x58;
     static final int MAX = 0x400;
 
     interface BatchSink {
-        void onBatch(int cpu, long lastTs, byte[] payload, int length);
+        /** @param flushTs when the batch was logged: its event timestamp */
+        void onBatch(int cpu, long flushTs, byte[] payload, int length);
     }
 
     private final int cpu;
     private final int maximumWaitReason;
+    private final long maxAge;
     private final BatchSink sink;
     private final ByteBuffer b = ByteBuffer.allocate(MAX).order(ByteOrder.LITTLE_ENDIAN);
     private int tids;
     private int pos = -1;
+    private long firstTs;
     private long lastTs;
 
-    CompactBatchEncoder(int cpu, int maximumWaitReason, BatchSink sink) {
+    /** @param maxAge the maximum batch age in session clock ticks */
+    CompactBatchEncoder(int cpu, int maximumWaitReason, long maxAge, BatchSink sink) {
         this.cpu = cpu;
         this.maximumWaitReason = maximumWaitReason;
+        this.maxAge = maxAge;
         this.sink = sink;
     }
 
@@ -35,8 +43,8 @@ final class CompactBatchEncoder {
         long delta = pos < 0 ? 0 : ts - lastTs;
         if (pos >= 0) {
             boolean tableFull = oldTid != 0 && index(oldTid) < 0 && tids == 16;
-            if (tableFull || MAX - pos < 8 || delta >= 1L << 30) {
-                flush();
+            if (tableFull || MAX - pos < 8 || delta >= 1L << 30 || ts - firstTs > maxAge) {
+                flush(ts);
                 delta = 0;
             }
         }
@@ -83,15 +91,21 @@ final class CompactBatchEncoder {
         b.putLong(0, ts);
         tids = 0;
         pos = HEADER;
+        firstTs = ts;
     }
 
-    /** Logs the open batch, if any. */
-    void flush() {
+    /** The flush timer: logs the open batch at {@code now} if it is older than the maximum age. */
+    void flushIfOlder(long now) {
+        if (pos >= 0 && now - firstTs > maxAge) flush(now);
+    }
+
+    /** Logs the open batch, if any, at time {@code flushTs}. */
+    void flush(long flushTs) {
         if (pos < 0 || pos == HEADER) {
             pos = -1;
             return;
         }
-        sink.onBatch(cpu, lastTs, b.array(), pos);
+        sink.onBatch(cpu, flushTs, b.array(), pos);
         pos = -1;
     }
 }

@@ -1,11 +1,15 @@
 package io.swapstream.ingest.generate;
 
 import io.swapstream.schemas.etw.EtlWriter;
+import io.swapstream.schemas.etw.LoggerTiming;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
-/** Writes a simulated schedule as real ETL events: CSwitch events or compact batches. */
+/**
+ * Writes a simulated schedule as real ETL events: CSwitch events or compact batches. Everything
+ * but a batch is written at its own time on its processor; batches when they are flushed.
+ */
 final class EtlScheduleWriter implements ScheduleSink {
     private final EtlWriter w;
     private final boolean compact;
@@ -17,8 +21,10 @@ final class EtlScheduleWriter implements ScheduleSink {
         this.w = w;
         this.compact = compact;
         this.encoders = new CompactBatchEncoder[processors];
+        // the generator's clock is 10 MHz: 100 ns a tick
+        long maxAge = LoggerTiming.maxBatchAgeNanos(LoggerTiming.DEFAULT_TIMER_RESOLUTION) / 100;
         for (int c = 0; c < processors; c++) {
-            encoders[c] = new CompactBatchEncoder(c, maximumWaitReason,
+            encoders[c] = new CompactBatchEncoder(c, maximumWaitReason, maxAge,
                     (cpu, ts, payload, len) -> w.perfInfoEvent(cpu, 0x0525, 2, ts, null, null, payload, len));
         }
     }
@@ -37,14 +43,8 @@ final class EtlScheduleWriter implements ScheduleSink {
         w.perfInfoEvent(cpu, 0x0524, 4, ts, pmc, null, cswitch, 24);
     }
 
-    /** Other events on a processor come after that processor's switches so far, as in time. */
-    private void before(int cpu) {
-        if (compact && cpu < encoders.length) encoders[cpu].flush();
-    }
-
     @Override
     public void onProcess(int cpu, long ts, int hookId, int pid, int parentPid, String image, String commandLine) {
-        before(cpu);
         byte[] img = (image + "\0").getBytes(StandardCharsets.ISO_8859_1);
         byte[] cmd = (commandLine + "\0").getBytes(StandardCharsets.UTF_16LE);
         // Process_V4: key, pid, parent, session, exit, DirectoryTableBase, Flags, SID (none: 4 zero bytes), image, cmd
@@ -56,7 +56,6 @@ final class EtlScheduleWriter implements ScheduleSink {
 
     @Override
     public void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) {
-        before(cpu);
         // Thread_V3: pid, tid, 7 pointers, SubProcessTag, BasePriority, PagePriority, IoPriority, Flags
         ByteBuffer p = ByteBuffer.allocate(72).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(0, pid).putInt(4, tid).putLong(8, 0xFFFF800000000000L + tid * 0x1000L);
@@ -66,7 +65,6 @@ final class EtlScheduleWriter implements ScheduleSink {
 
     @Override
     public void onThreadName(int cpu, long ts, int pid, int tid, String name) {
-        before(cpu);
         byte[] n = (name + "\0").getBytes(StandardCharsets.UTF_16LE);
         ByteBuffer p = ByteBuffer.allocate(8 + n.length).order(ByteOrder.LITTLE_ENDIAN);
         p.putInt(pid).putInt(tid).put(n);
@@ -87,11 +85,12 @@ final class EtlScheduleWriter implements ScheduleSink {
 
     @Override
     public void onFlushTimer(long ts) {
-        for (CompactBatchEncoder e : encoders) e.flush();
+        if (compact) for (CompactBatchEncoder e : encoders) e.flushIfOlder(ts);
         w.flushAll();
     }
 
-    void finish() {
-        for (CompactBatchEncoder e : encoders) e.flush();
+    /** The session stops at {@code ts}: every open batch is logged. */
+    void finish(long ts) {
+        if (compact) for (CompactBatchEncoder e : encoders) e.flush(ts);
     }
 }

@@ -9,38 +9,71 @@ package io.swapstream.ingest.generate;
  * @param rundown        write Process/Thread rundown, start, end and name events
  * @param noise          write unrelated events (sampled profile, manifest events) that decoding skips
  * @param exitRate       probability that a thread exits at the end of a run slice (its TID is reused later)
+ * @param silentCpus     this many processors (the highest-numbered) are in the header but never run
+ *                       anything, so they log nothing
+ * @param quiet          a spell in which one processor takes no work and logs nothing; null for none
  */
 public record GeneratorOptions(String mode, int processors, int processes, int threadsPerProcess, long switches,
                                long seed, int build, int pmcCounters, boolean rundown, boolean noise, double exitRate,
-                               String loggerName, long startTimeFileTime) {
+                               String loggerName, long startTimeFileTime, int silentCpus, QuietSpell quiet) {
+
+    /**
+     * Processor {@code cpu} finishes what it runs at {@code fromTicks} and then stays idle, without
+     * a switch, for {@code lengthTicks} (10 MHz ticks from the start of the simulation).
+     */
+    public record QuietSpell(int cpu, long fromTicks, long lengthTicks) {
+        boolean covers(int c, long sinceStart) {
+            return c == cpu && sinceStart >= fromTicks && sinceStart < fromTicks + lengthTicks;
+        }
+    }
+
+    public GeneratorOptions {
+        if (processors < 1) throw new IllegalArgumentException("at least one processor, not " + processors);
+        if (silentCpus < 0 || silentCpus >= processors) {
+            throw new IllegalArgumentException("silent processors must leave at least one of " + processors + " running, not " + silentCpus);
+        }
+    }
 
     public static GeneratorOptions defaults() {
         return new GeneratorOptions("compact", 4, 6, 5, 20_000, 42, 19041, 0, true, true, 0.01,
-                "NT Kernel Logger", 134000000000000000L);
+                "NT Kernel Logger", 134000000000000000L, 0, null);
     }
+
+    /** Processors that run threads. */
+    public int activeCpus() { return processors - silentCpus; }
 
     public GeneratorOptions withMode(String m) {
         return new GeneratorOptions(m, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
     }
 
     public GeneratorOptions withSwitches(long n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, n, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
     }
 
     public GeneratorOptions withSeed(long s) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, s, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
     }
 
     public GeneratorOptions withPmc(int n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, n,
-                rundown, noise, exitRate, loggerName, startTimeFileTime);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
     }
 
     public GeneratorOptions withShape(int cpus, int procs, int threads) {
         return new GeneratorOptions(mode, cpus, procs, threads, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
+    }
+
+    public GeneratorOptions withSilentCpus(int n) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, exitRate, loggerName, startTimeFileTime, n, quiet);
+    }
+
+    public GeneratorOptions withQuietSpell(QuietSpell q) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, q);
     }
 }

@@ -11,15 +11,15 @@ public interface ScheduleSink {
     void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
                   int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc);
 
-    void onProcess(int cpu, long ts, int hookId, int pid, int parentPid, String image, String commandLine);
+    default void onProcess(int cpu, long ts, int hookId, int pid, int parentPid, String image, String commandLine) { }
 
-    void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority);
+    default void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) { }
 
-    void onThreadName(int cpu, long ts, int pid, int tid, String name);
+    default void onThreadName(int cpu, long ts, int pid, int tid, String name) { }
 
     /** An event the decoder must skip. */
-    void onNoise(int cpu, long ts, int kind);
+    default void onNoise(int cpu, long ts, int kind) { }
 
     /** The kernel's flush timer fired: write out partly filled buffers. */
-    void onFlushTimer(long ts);
+    default void onFlushTimer(long ts) { }
 }

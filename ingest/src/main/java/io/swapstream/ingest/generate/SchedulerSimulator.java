@@ -41,8 +41,11 @@ public final class SchedulerSimulator {
     final long[][] pmc;
     final PriorityQueue<long[]> events = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
     final List<ArrayDeque<SimThread>> ready = new ArrayList<>();
+    final int active;
     long seq;
     long now;
+    long start;
+    long endTime;
     long switches;
     int nextTid = 1000;
 
@@ -70,6 +73,7 @@ public final class SchedulerSimulator {
         this.o = o;
         this.rnd = new Random(o.seed());
         this.sink = sink;
+        this.active = o.activeCpus();
         this.running = new SimThread[o.processors()];
         this.sliceStart = new long[o.processors()];
         this.lastSwitch = new long[o.processors()];
@@ -81,15 +85,17 @@ public final class SchedulerSimulator {
     /** Runs until about {@code o.switches()} switches; returns the number made. */
     public long run(long startTicks) {
         now = startTicks;
+        start = startTicks;
         for (int p = 0; p < o.processes(); p++) {
             int pid = 400 + 4 * p;
+            int cpu = p % active;
             if (o.rundown()) {
-                sink.onProcess(p % o.processors(), now, 0x0303, pid, 4, "app" + p + ".exe", "C:\\apps\\app" + p + ".exe --serve");
+                sink.onProcess(cpu, now, 0x0303, pid, 4, "app" + p + ".exe", "C:\\apps\\app" + p + ".exe --serve");
             }
             for (int t = 0; t < o.threadsPerProcess(); t++) {
-                SimThread th = newThread(pid, 0x0503, p % o.processors());
-                if (o.rundown() && t == 0) sink.onThreadName(p % o.processors(), now, pid, th.tid, "main");
-                if (o.rundown() && t == 1) sink.onThreadName(p % o.processors(), now, pid, th.tid, "worker-io");
+                SimThread th = newThread(pid, 0x0503, cpu);
+                if (o.rundown() && t == 0) sink.onThreadName(cpu, now, pid, th.tid, "main");
+                if (o.rundown() && t == 1) sink.onThreadName(cpu, now, pid, th.tid, "worker-io");
                 schedule(now + 1 + rnd.nextInt(5000), WAKE, threads.size() - 1);
             }
         }
@@ -109,14 +115,22 @@ public final class SchedulerSimulator {
                 default -> spawn(arg);
             }
         }
+        endTime = now + 1;
         if (o.rundown()) {
-            long end = now + 1;
-            for (SimThread t : threads) if (t.alive) sink.onThread(t.lastCpu, end, 0x0504, t.pid, t.tid, t.base);
+            for (SimThread t : threads) if (t.alive) sink.onThread(t.lastCpu, endTime, 0x0504, t.pid, t.tid, t.base);
             for (int p = 0; p < o.processes(); p++) {
-                sink.onProcess(p % o.processors(), end, 0x0304, 400 + 4 * p, 4, "app" + p + ".exe", "C:\\apps\\app" + p + ".exe --serve");
+                sink.onProcess(p % active, endTime, 0x0304, 400 + 4 * p, 4, "app" + p + ".exe", "C:\\apps\\app" + p + ".exe --serve");
             }
         }
         return switches;
+    }
+
+    /** When the session stopped: after the last switch and the rundown. */
+    public long endTime() { return endTime; }
+
+    /** Whether {@code cpu} may take work now: not a silent processor, not in its quiet spell. */
+    private boolean usable(int cpu) {
+        return cpu < active && (o.quiet() == null || !o.quiet().covers(cpu, now - start));
     }
 
     private SimThread newThread(int pid, int hook, int cpu) {
@@ -151,8 +165,8 @@ public final class SchedulerSimulator {
         if (t.base < 16) t.priority = Math.min(15, t.base + 1 + rnd.nextInt(2));
         t.burstLeft = burst(t);
         // prefer the thread's last processor, then any idle one
-        int cpu = running[t.lastCpu] == null ? t.lastCpu : -1;
-        for (int c = 0; cpu < 0 && c < running.length; c++) if (running[c] == null) cpu = c;
+        int cpu = running[t.lastCpu] == null && usable(t.lastCpu) ? t.lastCpu : -1;
+        for (int c = 0; cpu < 0 && c < running.length; c++) if (running[c] == null && usable(c)) cpu = c;
         if (cpu >= 0) {
             switchTo(cpu, t, -1, 0);
             return;
@@ -160,6 +174,7 @@ public final class SchedulerSimulator {
         // preempt the lowest-priority running thread below the waker
         int victim = -1;
         for (int c = 0; c < running.length; c++) {
+            if (running[c] == null || !usable(c)) continue;
             if (running[c].priority < t.priority && (victim < 0 || running[c].priority < running[victim].priority)) victim = c;
         }
         if (victim >= 0) {
@@ -189,6 +204,7 @@ public final class SchedulerSimulator {
         if (t == null || generation != lastSwitch[cpu]) return;
         long ran = now - sliceStart[cpu];
         t.burstLeft -= ran;
+        if (!usable(cpu)) t.burstLeft = 0; // the processor goes quiet: its thread's slice ends here
         if (t.burstLeft > 0) {
             // quantum end: keep running unless someone of equal or higher priority is ready
             SimThread next = dequeue(t.priority);
@@ -212,7 +228,7 @@ public final class SchedulerSimulator {
             state = STATE_WAITING;
             reason = pickReason();
         }
-        SimThread next = dequeue(0);
+        SimThread next = usable(cpu) ? dequeue(0) : null;
         switchTo(cpu, next, state, reason);
         if (state == STATE_TERMINATED) {
             t.alive = false;
@@ -230,7 +246,7 @@ public final class SchedulerSimulator {
     }
 
     private void spawn(int pid) {
-        SimThread t = newThread(pid, 0x0501, rnd.nextInt(running.length));
+        SimThread t = newThread(pid, 0x0501, rnd.nextInt(active));
         schedule(now + 1 + rnd.nextInt(1000), WAKE, threads.size() - 1, 0);
     }
 

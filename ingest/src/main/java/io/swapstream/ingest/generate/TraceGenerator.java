@@ -18,6 +18,15 @@ public final class TraceGenerator {
      * @param maximumWaitReason how compact batches encode OldThreadStateWr (the build's value)
      */
     public static long generate(Path out, GeneratorOptions o, int maximumWaitReason) throws IOException {
+        return generate(out, o, maximumWaitReason, null);
+    }
+
+    /**
+     * Writes the trace and tells {@code observer} (may be null) every decision of the simulated
+     * scheduler as it makes it, in simulation order: what the trace should decode to.
+     */
+    public static long generate(Path out, GeneratorOptions o, int maximumWaitReason, ScheduleSink observer)
+            throws IOException {
         boolean compact = switch (o.mode()) {
             case "compact" -> true;
             case "cswitch" -> false;
@@ -32,8 +41,9 @@ public final class TraceGenerator {
         long n;
         try (EtlWriter w = new EtlWriter(out, s, TS0)) {
             EtlScheduleWriter sink = new EtlScheduleWriter(w, compact, o.processors(), maximumWaitReason);
-            n = new SchedulerSimulator(o, sink).run(TS0 + 1);
-            sink.finish();
+            SchedulerSimulator sim = new SchedulerSimulator(o, observer == null ? sink : new ScheduleTee(sink, observer));
+            n = sim.run(TS0 + 1);
+            sink.finish(sim.endTime());
         }
         return n;
     }
