@@ -240,7 +240,10 @@ class SessionStatisticsTest {
                 t.runMaxNanos() == null ? Long.MIN_VALUE : t.runMaxNanos(),
                 t.priorityMin() == null ? Long.MAX_VALUE : t.priorityMin(), t.priorityMax() == null ? Long.MIN_VALUE : t.priorityMax()};
             assertEquals(java.util.Arrays.toString(e), java.util.Arrays.toString(g), key);
-            assertTrue(t.waitMinNanos() == null || t.waitMinNanos() >= 0, key);
+            for (Long v : new Long[] {t.waitMinNanos(), t.waitMaxNanos(), t.waitP50Nanos(), t.waitP90Nanos(), t.waitP99Nanos(),
+                t.runMaxNanos(), t.waitSumNanos(), t.runSumNanos()}) {
+                assertTrue(v == null || v >= 0, key + ": a negative duration in " + t);
+            }
         }
     }
 

@@ -135,6 +135,26 @@ class SwitchExpanderTest {
         assertEquals(2, d.counters().lastSwitchWithoutNewThread);
     }
 
+    /** DCEnd is rundown at session end: the thread still lives, so its wait goes on and it gets no end time. */
+    @Test
+    void aRundownDcEndDoesNotEndTheThread() throws Exception {
+        List<Object> merged = new ArrayList<>();
+        Path f = dir.resolve("dcend.etl");
+        try (TinyTrace t = new TinyTrace(f, 19041)) {
+            t.cswitch(0, 1010, 300, 0, 9, 0, 2, 0, 0);
+            t.cswitch(0, 1020, 0, 300, 0, 9, 5, 15, 0);
+            t.thread(0, ThreadEvent.DC_END, 1030, 40, 300);
+            t.cswitch(0, 1040, 300, 0, 9, 0, 2, 0, 1);
+        }
+        SessionDecoder.decodeFile(f, "host1", null, merged::add, merged::add);
+        String W = ContextSwitch.CSWITCH;
+        assertEquals(List.of(
+                sw(0, 1010, W, 0, null, null, null, null, 300, 9, 0L, null, null),
+                sw(0, 1020, W, 300, 9, "Waiting", "WrQueue", "UserMode", 0, null, null, null, 1000L),
+                new ThreadInfo(S, 300, 40, null, null, 8, null, null),
+                sw(0, 1040, W, 0, null, null, null, null, 300, 9, 1L, 2000L, null)), merged);
+    }
+
     @Test
     void checkRejectsABufferWithAMalformedPayloadBeforeItIsUsed() throws Exception {
         java.nio.file.Path f = dir.resolve("bad.etl");
