@@ -12,32 +12,69 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "generate", description = "Write a synthetic .etl from a simulated scheduler (CSwitch events or compact batches).")
 final class GenerateCommand implements Callable<Integer> {
+    enum Mode { cswitch, compact }
+
+    /** Processor indexes are 11 bits in a buffer header (ETW-FORMATS.md §1). */
+    static final int MAX_CPUS = 0x800;
+
     @Spec CommandSpec spec;
 
-    @Option(names = {"-o", "--out"}, required = true, description = "the .etl file to write")
+    @Option(names = {"-o", "--out"}, required = true, paramLabel = "FILE.etl", description = "the .etl file to write")
     Path out;
 
-    @Option(names = "--mode", defaultValue = "compact", description = "cswitch (0x0524 events) or compact (0x0525 batches); default ${DEFAULT-VALUE}")
-    String mode;
+    @Option(names = "--mode", defaultValue = "compact", paramLabel = "MODE", description = "cswitch (0x0524 events) or compact (0x0525 batches)")
+    Mode mode;
 
-    @Option(names = "--switches", defaultValue = "20000", description = "about this many context switches; default ${DEFAULT-VALUE}")
+    @Option(names = "--switches", defaultValue = "20000", paramLabel = "N", description = "stop after about this many context switches")
     long switches;
 
-    @Option(names = "--cpus", defaultValue = "4") int cpus;
-    @Option(names = "--processes", defaultValue = "6") int processes;
-    @Option(names = "--threads-per-process", defaultValue = "5") int threadsPerProcess;
-    @Option(names = "--seed", defaultValue = "42") long seed;
-    @Option(names = "--build", defaultValue = "19041", description = "OS build in the logfile header") int build;
-    @Option(names = "--pmc", defaultValue = "0", description = "PMC counters on each CSwitch event (cswitch mode)") int pmc;
-    @Option(names = "--no-rundown", description = "leave out process/thread events") boolean noRundown;
-    @Option(names = "--no-noise", description = "leave out unrelated events") boolean noNoise;
-    @Option(names = "--exit-rate", defaultValue = "0.01", description = "chance a thread exits after a run slice") double exitRate;
-    @Option(names = "--logger-name", defaultValue = "NT Kernel Logger") String loggerName;
-    @Option(names = "--silent-cpus", defaultValue = "0", description = "this many of the processors (the highest) never run anything and log nothing; default ${DEFAULT-VALUE}") int silentCpus;
+    @Option(names = "--cpus", defaultValue = "4", paramLabel = "N", description = "processors in the simulated machine")
+    int cpus;
+
+    @Option(names = "--processes", defaultValue = "6", paramLabel = "N", description = "processes, each with its own threads")
+    int processes;
+
+    @Option(names = "--threads-per-process", defaultValue = "5", paramLabel = "N", description = "threads each process starts with")
+    int threadsPerProcess;
+
+    @Option(names = "--seed", defaultValue = "42", description = "random seed: the same seed gives the same trace")
+    long seed;
+
+    @Option(names = "--build", defaultValue = "19041", description = "OS build in the logfile header (sets MaximumWaitReason)")
+    int build;
+
+    @Option(names = "--pmc", defaultValue = "0", paramLabel = "N", description = "PMC counters on each CSwitch event, 0 to 7 (cswitch mode)")
+    int pmc;
+
+    @Option(names = "--no-rundown", description = "leave out process and thread events") boolean noRundown;
+
+    @Option(names = "--no-noise", description = "leave out unrelated events (sampled profile, manifest events)") boolean noNoise;
+
+    @Option(names = "--exit-rate", defaultValue = "0.01", paramLabel = "P", description = "chance, 0 to 1, that a thread exits after a run slice")
+    double exitRate;
+
+    @Option(names = "--logger-name", defaultValue = "NT Kernel Logger", description = "logger name in the logfile header (part of the session id)")
+    String loggerName;
+
+    @Option(names = "--silent-cpus", defaultValue = "0", paramLabel = "N", description = "this many of the processors (the highest) never run anything and log nothing")
+    int silentCpus;
 
     @Override
     public Integer call() throws Exception {
-        GeneratorOptions o = new GeneratorOptions(mode, cpus, processes, threadsPerProcess, switches, seed, build, pmc,
+        Options.outputFile("--out", out);
+        Options.atLeast("--switches", switches, 1);
+        Options.atLeast("--cpus", cpus, 1);
+        if (cpus > MAX_CPUS) throw new UserInputException("--cpus must be at most " + MAX_CPUS + ", not " + cpus);
+        Options.atLeast("--processes", processes, 1);
+        Options.atLeast("--threads-per-process", threadsPerProcess, 1);
+        Options.atLeast("--build", build, 1);
+        if (pmc < 0 || pmc > 7) throw new UserInputException("--pmc must be between 0 and 7, not " + pmc);
+        if (pmc > 0 && mode == Mode.compact) throw new UserInputException("--pmc: PMC counters ride on CSwitch events; use --mode cswitch");
+        Options.between("--exit-rate", exitRate, 0, 1);
+        if (silentCpus < 0 || silentCpus >= cpus) {
+            throw new UserInputException("--silent-cpus must leave at least one of the " + cpus + " processors running, not " + silentCpus);
+        }
+        GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
                 !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, null);
         long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
         spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);

@@ -19,28 +19,29 @@ final class InspectCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "FILE.etl")
+    @Parameters(arity = "1..*", paramLabel = "FILE.etl", description = "one or more traces")
     List<Path> files;
 
-    @Option(names = "--format", defaultValue = "table", description = "table or json (one object per file per line)")
+    @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES} (json: one object per file per line)")
     Format format;
 
-    @Option(names = "--max-wait-reason", description = "override MaximumWaitReason (e.g. 0x28) for every file")
+    @Option(names = "--max-wait-reason", paramLabel = "N", description = "override MaximumWaitReason (e.g. 0x28) for every file; default: by each trace's OS build")
     String maxWaitReason;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Integer override = maxWaitReason == null ? null : Integer.decode(maxWaitReason);
+        Integer override = Options.maxWaitReason(maxWaitReason);
         ObjectMapper json = new ObjectMapper();
         int status = 0;
         for (Path f : files) {
             FileInventory inv;
             try {
+                Options.traceFiles(List.of(f));
                 inv = FileInventory.of(f, override);
             } catch (Exception e) {
                 spec.commandLine().getErr().println("swapstream: " + Swapstream.userMessage(e));
-                status = Swapstream.EXIT_BAD_INPUT;
+                status = Math.max(status, Swapstream.exitCode(e));
                 continue;
             }
             Map<String, Object> m = inv.toMap();

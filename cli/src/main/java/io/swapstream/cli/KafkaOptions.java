@@ -1,21 +1,29 @@
 package io.swapstream.cli;
 
 import io.swapstream.schemas.SwapstreamConfig;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Option;
 
 /** The options every Kafka-facing command shares; names match the configuration keys of docker-compose. */
 final class KafkaOptions {
-    @Option(names = {"--bootstrap-servers", "-b"}, description = "Kafka bootstrap servers; default: $KAFKA_BOOTSTRAP")
+    @Option(names = {"--bootstrap-servers", "-b"}, paramLabel = "HOST:PORT",
+            description = "Kafka bootstrap servers, comma-separated; default: $KAFKA_BOOTSTRAP")
     String bootstrapServers;
 
-    @Option(names = "--topic-prefix", defaultValue = SwapstreamConfig.DEFAULT_PREFIX, description = "topic name prefix; default ${DEFAULT-VALUE}")
+    @Option(names = "--topic-prefix", defaultValue = SwapstreamConfig.DEFAULT_PREFIX, paramLabel = "PREFIX", description = "prefix of every topic name")
     String prefix;
 
-    @Option(names = "--partitions", defaultValue = "4", description = "partitions of created topics; default ${DEFAULT-VALUE}")
+    @Option(names = "--partitions", defaultValue = "4", paramLabel = "N", description = "partitions of the topics this creates")
     int partitions;
 
-    @Option(names = "--replication", defaultValue = "1", description = "replication factor of created topics; default ${DEFAULT-VALUE}")
+    @Option(names = "--replication", defaultValue = "1", paramLabel = "N", description = "replication factor of the topics this creates")
     short replication;
+
+    @Option(names = "--connect-timeout", defaultValue = "30s", paramLabel = "DURATION",
+            description = "how long to wait for Kafka to answer before giving up")
+    String connectTimeout;
 
     /** The bootstrap servers given, else $KAFKA_BOOTSTRAP; null when neither. */
     String bootstrapOrNull() {
@@ -24,9 +32,37 @@ final class KafkaOptions {
         return env == null || env.isBlank() ? null : env;
     }
 
-    String bootstrap() {
+    /** Checks every value without touching the network. */
+    void validate(boolean bootstrapRequired) {
+        if (bootstrapRequired && bootstrapOrNull() == null) {
+            throw new UserInputException("no Kafka: give --bootstrap-servers HOST:PORT or set KAFKA_BOOTSTRAP");
+        }
+        if (bootstrapOrNull() != null) KafkaReachability.parse(bootstrapOrNull());
+        Options.atLeast("--partitions", partitions, 1);
+        Options.atLeast("--replication", replication, 1);
+        connectTimeoutMs();
+        if (prefix.isEmpty() || !prefix.matches("[A-Za-z0-9._-]+")) {
+            throw new UserInputException("--topic-prefix: '" + prefix + "' may hold only letters, digits, '.', '_' and '-'");
+        }
+    }
+
+    long connectTimeoutMs() {
+        return Options.positiveDuration("--connect-timeout", connectTimeout) / 1_000_000;
+    }
+
+    /** Validates, waits until Kafka answers, and returns the bootstrap servers. */
+    String connect() {
+        validate(true);
         String b = bootstrapOrNull();
-        if (b == null) throw new IllegalArgumentException("no Kafka: give --bootstrap-servers or set KAFKA_BOOTSTRAP");
+        KafkaReachability.await(b, connectTimeoutMs(), Map.of());
         return b;
+    }
+
+    /** Settings for an admin client that gives up after the connect timeout. */
+    Map<String, Object> admin(String bootstrap) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, Math.max(1000, connectTimeoutMs())));
+        return c;
     }
 }

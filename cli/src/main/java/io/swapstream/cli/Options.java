@@ -1,12 +1,14 @@
 package io.swapstream.cli;
 
 import io.swapstream.decode.ExpansionCounters;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** Option parsing shared by the commands. */
+/** Option parsing and checks shared by the commands: every value is checked before work starts. */
 final class Options {
     private Options() {}
 
@@ -22,15 +24,15 @@ final class Options {
         if (s == null) return null;
         try {
             int v = Integer.decode(s);
-            if (v <= 0 || v > 63) throw new IllegalArgumentException("--max-wait-reason must be between 1 and 0x3F, not " + s);
+            if (v <= 0 || v > 63) throw new UserInputException("--max-wait-reason must be between 1 and 0x3F, not " + s);
             return v;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--max-wait-reason: '" + s + "' is not a number");
+            throw new UserInputException("--max-wait-reason: '" + s + "' is not a number (for example 0x28)");
         }
     }
 
-    /** "60s", "500ms", "2m", "1h" or an ISO-8601 duration, as nanoseconds. */
-    static long duration(String s) {
+    /** "60s", "500ms", "2m", "1h" or an ISO-8601 duration, as nanoseconds; null is 0. */
+    static long duration(String option, String s) {
         if (s == null) return 0;
         String t = s.trim().toLowerCase();
         try {
@@ -40,12 +42,47 @@ final class Options {
             if (t.endsWith("h")) return Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 3_600_000_000_000L);
             return Duration.parse(s).toNanos();
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw new IllegalArgumentException("'" + s + "' is not a duration (for example 60s, 500ms, 5m)");
+            throw new UserInputException(option + ": '" + s + "' is not a duration (for example 60s, 500ms, 5m)");
         }
     }
 
+    /** A duration that must be more than zero. */
+    static long positiveDuration(String option, String s) {
+        long n = duration(option, s);
+        if (n <= 0) throw new UserInputException(option + " must be more than 0, not " + s);
+        return n;
+    }
+
+    static void atLeast(String option, long value, long min) {
+        if (value < min) throw new UserInputException(option + " must be at least " + min + ", not " + value);
+    }
+
+    static void between(String option, double value, double min, double max) {
+        if (!(value >= min && value <= max)) throw new UserInputException(option + " must be between " + min + " and " + max + ", not " + value);
+    }
+
+    /** Each trace file exists, is a regular file and can be read. */
+    static void traceFiles(List<Path> files) {
+        for (Path f : files) {
+            if (!Files.exists(f)) throw new UserInputException(f + ": no such file");
+            if (Files.isDirectory(f)) throw new UserInputException(f + ": is a directory, not an .etl file");
+            if (!Files.isReadable(f)) throw new UserInputException(f + ": permission denied");
+        }
+    }
+
+    /** The directory a new file goes into exists. */
+    static void outputFile(String option, Path f) {
+        Path dir = f.toAbsolutePath().getParent();
+        if (dir != null && !Files.isDirectory(dir)) throw new UserInputException(option + ": directory " + dir + " does not exist");
+        if (Files.isDirectory(f)) throw new UserInputException(option + ": " + f + " is a directory");
+    }
+
     /** What the expansion could not make consistent, one line on stderr, so a user sees it beside the output. */
-    static void reportInconsistencies(CommandSpec spec, ExpansionCounters c) {
+    static void reportExpansion(CommandSpec spec, Path file, ExpansionCounters c) {
+        if (c.switches == 0) {
+            spec.commandLine().getErr().println("swapstream: note: " + file + " holds no context switches: it has no CSwitch"
+                    + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
+        }
         StringBuilder b = new StringBuilder();
         note(b, c.emittedOutOfOrder, "switches arrived after later ones had been emitted (out of time order)");
         note(b, c.lateEvents, "thread/process events arrived after later items had been emitted");
@@ -53,7 +90,7 @@ final class Options {
         note(b, c.queueLimitForced, "items left the merge at its memory limit");
         note(b, c.oldThreadNotLastSwitchedIn, "switches whose old thread was not the thread last switched in on that processor");
         note(b, c.emptyTidTableSlot, "compact packets pointed at an empty TID-table slot");
-        if (b.length() > 0) spec.commandLine().getErr().println("swapstream: note: " + b);
+        if (b.length() > 0) spec.commandLine().getErr().println("swapstream: note: " + file + ": " + b);
     }
 
     private static void note(StringBuilder b, long n, String what) {

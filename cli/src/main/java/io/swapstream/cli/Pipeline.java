@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -33,13 +36,27 @@ final class Pipeline implements AutoCloseable {
         return b.build(config);
     }
 
-    /** Starts both stages against {@code bootstrap}, state under {@code stateDir}. */
-    static Pipeline start(String bootstrap, String appId, Path stateDir, String prefix, long windowNanos,
-                          long emitIntervalMs, Map<String, String> overrides) {
-        Properties d = StageConfig.streams(StageConfig.DECODE, bootstrap, appId, stateDir.resolve("decode"), prefix, overrides);
-        Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix, overrides);
-        KafkaStreams decode = new KafkaStreams(decodeTopology(d), d);
-        KafkaStreams aggregate = new KafkaStreams(aggregateTopology(a, windowNanos, emitIntervalMs), a);
+    /**
+     * Starts both stages against {@code bootstrap}, state under {@code stateDir}, once their
+     * changelog topics exist.
+     *
+     * @param partitions the partition count of the pipeline's topics (TopicSetup.ensure)
+     */
+    static Pipeline start(String bootstrap, String appId, Path stateDir, String prefix, int partitions, short replication,
+                          long windowNanos, long emitIntervalMs, Map<String, String> overrides)
+            throws InterruptedException, ExecutionException {
+        Properties d = StageConfig.streams(StageConfig.DECODE, bootstrap, appId, stateDir.resolve("decode"), prefix,
+                replication, overrides);
+        Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix,
+                replication, overrides);
+        Topology decodeTopology = decodeTopology(d);
+        Topology aggregateTopology = aggregateTopology(a, windowNanos, emitIntervalMs);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            StageConfig.createChangelogs(admin, decodeTopology, d, partitions);
+            StageConfig.createChangelogs(admin, aggregateTopology, a, partitions);
+        }
+        KafkaStreams decode = new KafkaStreams(decodeTopology, d);
+        KafkaStreams aggregate = new KafkaStreams(aggregateTopology, a);
         decode.start();
         aggregate.start();
         return new Pipeline(decode, aggregate);

@@ -43,25 +43,45 @@ final class RunCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
-    @Parameters(arity = "0..*", paramLabel = "FILE.etl") List<Path> files = new ArrayList<>();
+    @Parameters(arity = "0..*", paramLabel = "FILE.etl", description = "the traces; none: a generated demo trace",
+            showDefaultValue = picocli.CommandLine.Help.Visibility.NEVER)
+    List<Path> files = new ArrayList<>();
 
-    @Option(names = "--format", defaultValue = "table", description = "table or jsonl") Format format;
-    @Option(names = "--out", description = "write the statistics here instead of standard output") Path out;
-    @Option(names = "--top", description = "only the N threads with the highest p99 wait (table default: 20)") Integer top;
-    @Option(names = "--host", description = "host of the traces; default: each file's name") String host;
-    @Option(names = "--window", defaultValue = "60s", description = "tumbling window of the windowed statistics") String window;
-    @Option(names = "--timeout", defaultValue = "600s", description = "give up waiting for the pipeline after this long") String timeout;
-    @Option(names = "--demo-switches", defaultValue = "200000", description = "size of the generated demo trace") long demoSwitches;
+    @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES}") Format format;
+    @Option(names = "--out", paramLabel = "FILE", description = "write the statistics here instead of standard output") Path out;
+    @Option(names = "--top", paramLabel = "N", description = "only the N rows with the highest p99 wait; default: 20 in a table, all in jsonl")
+    Integer top;
+    @Option(names = "--host", paramLabel = "HOST", description = "host of the traces; default: each file's name without extension") String host;
+    @Option(names = "--window", paramLabel = "DURATION", description = "print per-window rows of this tumbling window (as stats --window); without it, whole-session rows")
+    String window;
+    @Option(names = "--timeout", defaultValue = "600s", paramLabel = "DURATION", description = "give up waiting for the pipeline after this long")
+    String timeout;
+    @Option(names = "--demo-switches", defaultValue = "200000", paramLabel = "N", description = "size of the generated demo trace")
+    long demoSwitches;
+
+    /** The aggregate's window when --window is not given: its windowed rows are then not printed. */
+    static final long DEFAULT_WINDOW_NANOS = 60_000_000_000L;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        // every value is checked before a broker starts
+        Options.traceFiles(files);
+        for (Path f : files) BufferPublisher.sessionOf(f, Options.host(host, f)); // an ETL file, with a logfile header
+        long windowNanos = window == null ? 0 : Options.positiveDuration("--window", window);
+        long timeoutMs = Options.positiveDuration("--timeout", timeout) / 1_000_000;
+        if (top != null) Options.atLeast("--top", top, 1);
+        Options.atLeast("--demo-switches", demoSwitches, 1);
+        if (out != null) Options.outputFile("--out", out);
+        kafka.validate(false);
         Path work = Files.createTempDirectory("swapstream-run-");
         EmbeddedKafkaBroker broker = null;
         try {
             String bootstrap = kafka.bootstrapOrNull();
             long t0 = System.nanoTime();
-            if (bootstrap == null) {
+            if (bootstrap != null) {
+                KafkaReachability.await(bootstrap, kafka.connectTimeoutMs(), Map.of());
+            } else {
                 broker = EmbeddedKafkaBroker.start();
                 bootstrap = broker.bootstrapServers();
                 err.printf("started an in-JVM Kafka broker on %s in %.1f s%n", bootstrap, (System.nanoTime() - t0) / 1e9);
@@ -74,16 +94,18 @@ final class RunCommand implements Callable<Integer> {
                 files = List.of(demo);
                 if (host == null) host = "demo-host";
             }
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-                TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+            int partitions;
+            try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
+                partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
             }
-            long timeoutMs = Options.duration(timeout) / 1_000_000;
             String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
-            try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix,
-                    Options.duration(window), 1000, Map.of())) {
+            try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
+                    kafka.replication, windowNanos > 0 ? windowNanos : DEFAULT_WINDOW_NANOS, 1000, Map.of())) {
                 long t1 = System.nanoTime();
-                List<BufferPublisher.Published> published = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null);
-                if (published.isEmpty()) return Swapstream.EXIT_BAD_INPUT;
+                IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,
+                        kafka.bootstrapOrNull() != null);
+                List<BufferPublisher.Published> published = outcome.published();
+                if (published.isEmpty()) return outcome.status();
                 double ingested = (System.nanoTime() - t1) / 1e9;
                 for (BufferPublisher.Published p : published) awaitDecoded(pipeline.decode, p.session(), t1, timeoutMs);
                 double decoded = (System.nanoTime() - t1) / 1e9;
@@ -93,10 +115,16 @@ final class RunCommand implements Callable<Integer> {
                 err.printf("ingested in %.1f s, decoded by %.1f s, aggregated by %.1f s: %d context switches, %.0f switches/s end to end%n",
                         ingested, decoded, secs, switches, switches / secs);
                 List<ThreadStats> stats = new ArrayList<>();
-                for (BufferPublisher.Published p : published) stats.addAll(wholeSession(pipeline.aggregate, p.session()));
-                write(stats);
-                boolean errors = published.size() < files.size() || published.stream().anyMatch(p -> p.error() != null);
-                return errors ? Swapstream.EXIT_BAD_INPUT : 0;
+                for (BufferPublisher.Published p : published) {
+                    List<ThreadStats> rows = statistics(pipeline.aggregate, p.session(), windowNanos > 0);
+                    if (rows.isEmpty()) {
+                        err.println("swapstream: note: session " + p.session() + " holds no context switches: it has no CSwitch"
+                                + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
+                    }
+                    stats.addAll(rows);
+                }
+                write(stats, windowNanos > 0);
+                return outcome.status();
             }
         } finally {
             if (broker != null) broker.close();
@@ -122,10 +150,10 @@ final class RunCommand implements Callable<Integer> {
 
     private void checkAlive(KafkaStreams streams, String session, long since, long timeoutMs) {
         if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
-            throw new IllegalStateException("a pipeline stage stopped (" + streams.state() + ")");
+            throw new ServiceException("a pipeline stage stopped (" + streams.state() + ") before session " + session + " was done");
         }
         if ((System.nanoTime() - since) / 1_000_000 > timeoutMs) {
-            throw new IllegalStateException("session " + session + " was not fully processed within " + timeout);
+            throw new ServiceException("session " + session + " was not fully processed within --timeout " + timeout);
         }
     }
 
@@ -145,7 +173,8 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private static List<ThreadStats> wholeSession(KafkaStreams streams, String session) {
+    /** The session's latest statistics: whole-session rows, or the windowed ones. */
+    private static List<ThreadStats> statistics(KafkaStreams streams, String session, boolean windowed) {
         ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadStats> store = streams.store(
                 StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
         List<ThreadStats> out = new ArrayList<>();
@@ -153,20 +182,21 @@ final class RunCommand implements Callable<Integer> {
                 new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, io.swapstream.schemas.avro.ThreadStats> kv = it.next();
-                if (kv.key.split("/").length == 2) out.add(ThreadStatsRecords.of(kv.value));
+                if (kv.key.split("/").length == (windowed ? 3 : 2)) out.add(ThreadStatsRecords.of(kv.value));
             }
         }
-        out.sort(Comparator.comparing(ThreadStats::session).thenComparingInt(ThreadStats::threadId));
+        out.sort(Comparator.comparing(ThreadStats::session).thenComparingInt(ThreadStats::threadId)
+                .thenComparingLong(ThreadStats::windowStartNanos));
         return out;
     }
 
-    private void write(List<ThreadStats> stats) throws IOException {
+    private void write(List<ThreadStats> stats, boolean windowed) throws IOException {
         Integer n = top != null ? top : (format == Format.table ? Integer.valueOf(20) : null);
         List<ThreadStats> rows = n != null || format == Format.table ? StatsTable.ranked(stats, "waitP99Nanos", n) : stats;
         PrintWriter w = out == null ? spec.commandLine().getOut()
                 : new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8));
         try {
-            StatsTable.write(w, rows, format == Format.jsonl, false);
+            StatsTable.write(w, rows, format == Format.jsonl, windowed);
         } finally {
             w.flush();
             if (out != null) w.close();

@@ -1,48 +1,82 @@
 package io.swapstream.cli;
 
 import io.swapstream.ingest.TopicSetup;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code swapstream decode} and {@code swapstream aggregate}: one stage as a long-lived service. */
 abstract class StageCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
-    @Option(names = "--state-dir", defaultValue = "/tmp/swapstream-state", description = "Kafka Streams state directory")
+    @Option(names = "--state-dir", defaultValue = "/tmp/swapstream-state", paramLabel = "DIR",
+            description = "Kafka Streams state directory (the stage's own subdirectory is used)")
     Path stateDir;
 
-    @Option(names = "--application-id", defaultValue = "swapstream", description = "application id prefix; default ${DEFAULT-VALUE}")
+    @Option(names = "--application-id", defaultValue = "swapstream",
+            description = "application id prefix; the stage name is appended")
     String applicationId;
 
     abstract String stage();
+
+    /** Checks the stage's own options before anything starts. */
+    void validate() { }
 
     abstract Topology topology(Properties config);
 
     @Override
     public Integer call() throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrap()))) {
-            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+        validate();
+        kafka.validate(true);
+        String bootstrap = kafka.connect();
+        Properties config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()),
+                kafka.prefix, kafka.replication, Map.of());
+        Topology topology = topology(config);
+        try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
+            int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+            StageConfig.createChangelogs(admin, topology, config, partitions);
         }
-        Properties config = StageConfig.streams(stage(), kafka.bootstrap(), applicationId, stateDir.resolve(stage()),
-                kafka.prefix, Map.of());
-        KafkaStreams streams = new KafkaStreams(topology(config), config);
-        CountDownLatch stopped = new CountDownLatch(1);
+        PrintWriter err = spec.commandLine().getErr();
+        KafkaStreams streams = new KafkaStreams(topology, config);
+        CompletableFuture<Integer> stopped = new CompletableFuture<>();
+        streams.setUncaughtExceptionHandler(e -> {
+            err.println("swapstream " + stage() + ": stopping: " + Swapstream.userMessage(e));
+            if (System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
+            err.flush();
+            stopped.complete(Swapstream.EXIT_FAILURE);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+        streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.RUNNING) {
+                err.printf("swapstream %s: running (application %s, Kafka %s)%n", stage(),
+                        config.get("application.id"), bootstrap);
+                err.flush();
+            } else if (now == KafkaStreams.State.ERROR) {
+                stopped.complete(Swapstream.EXIT_FAILURE);
+            }
+        });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            streams.close();
-            stopped.countDown();
+            streams.close(Duration.ofSeconds(30));
+            stopped.complete(0);
         }));
         streams.start();
-        stopped.await();
-        return 0;
+        int status = stopped.get();
+        streams.close(Duration.ofSeconds(30));
+        return status;
     }
 
     @Command(name = "decode", description = "Run the decode stage (raw buffers to switches, sessions, threads) until stopped.")
@@ -54,14 +88,23 @@ abstract class StageCommand implements Callable<Integer> {
 
     @Command(name = "aggregate", description = "Run the aggregate stage (switches to per-thread statistics) until stopped.")
     static final class Aggregate extends StageCommand {
-        @Option(names = "--window", defaultValue = "60s", description = "tumbling window; default ${DEFAULT-VALUE}") String window;
+        @Option(names = "--window", defaultValue = "60s", paramLabel = "DURATION", description = "tumbling window of the windowed statistics")
+        String window;
 
-        @Option(names = "--emit-interval", defaultValue = "1s", description = "how often changed statistics are emitted") String emit;
+        @Option(names = "--emit-interval", defaultValue = "1s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
+        String emit;
 
         String stage() { return StageConfig.AGGREGATE; }
 
+        @Override
+        void validate() {
+            Options.positiveDuration("--window", window);
+            Options.positiveDuration("--emit-interval", emit);
+        }
+
         Topology topology(Properties config) {
-            return Pipeline.aggregateTopology(config, Options.duration(window), Options.duration(emit) / 1_000_000);
+            return Pipeline.aggregateTopology(config, Options.positiveDuration("--window", window),
+                    Options.positiveDuration("--emit-interval", emit) / 1_000_000);
         }
     }
 }

@@ -7,7 +7,14 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import io.swapstream.ingest.TopicSetup;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyDescription;
 
 /** Kafka Streams configuration of the decode and aggregate stages. */
 final class StageConfig {
@@ -22,14 +29,14 @@ final class StageConfig {
      * @param overrides  any further Kafka Streams or swapstream keys, applied last
      */
     static Properties streams(String stage, String bootstrap, String appIdBase, Path stateDir, String prefix,
-                              Map<String, String> overrides) {
+                              short replication, Map<String, String> overrides) {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, appIdBase + "-" + stage);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replication);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 16L * 1024 * 1024);
         p.put(SwapstreamConfig.TOPIC_PREFIX, prefix);
         // raw buffers of a MiB and more pass through the decode stage and its store changelog
@@ -41,6 +48,22 @@ final class StageConfig {
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), stage.equals(DECODE) ? 50 : 5000);
         p.putAll(overrides);
         return p;
+    }
+
+    /**
+     * Creates the changelog topics of {@code topology}'s stores (all of them are logged) before the
+     * stage starts, so its first writes do not race their creation; see TopicSetup.ensureChangelogs.
+     */
+    static void createChangelogs(Admin admin, Topology topology, Properties config, int partitions)
+            throws InterruptedException, ExecutionException {
+        Set<String> stores = new TreeSet<>();
+        for (TopologyDescription.Subtopology sub : topology.describe().subtopologies()) {
+            for (TopologyDescription.Node node : sub.nodes()) {
+                if (node instanceof TopologyDescription.Processor p) stores.addAll(p.stores());
+            }
+        }
+        short replication = Short.parseShort(config.get(StreamsConfig.REPLICATION_FACTOR_CONFIG).toString());
+        TopicSetup.ensureChangelogs(admin, config.getProperty(StreamsConfig.APPLICATION_ID_CONFIG), stores, partitions, replication);
     }
 
     static Map<String, Object> asMap(Properties p) {

@@ -19,36 +19,42 @@ final class StatsCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE.etl") Path file;
+    @Parameters(paramLabel = "FILE.etl", description = "the trace") Path file;
 
-    @Option(names = "--window", description = "tumbling window, e.g. 60s; default: whole session only") String window;
+    @Option(names = "--window", paramLabel = "DURATION", description = "tumbling window, e.g. 60s; without it, one whole-session row per thread")
+    String window;
 
-    @Option(names = "--format", defaultValue = "jsonl", description = "jsonl or table") Format format;
+    @Option(names = "--format", defaultValue = "jsonl", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES}") Format format;
 
-    @Option(names = "--top", description = "only the first N threads by --by") Integer top;
+    @Option(names = "--top", paramLabel = "N", description = "only the first N rows by --by (the table shows every row without it)")
+    Integer top;
 
-    @Option(names = "--by", defaultValue = "waitP99Nanos", description = "sort field for --top and the table; default ${DEFAULT-VALUE}") String by;
+    @Option(names = "--by", defaultValue = "waitP99Nanos", paramLabel = "FIELD", description = "the field --top and the table sort on, highest first")
+    String by;
 
-    @Option(names = "--host", description = "host the trace came from; default: the file name") String host;
+    @Option(names = "--host", paramLabel = "HOST", description = "host the trace came from; default: the file name without extension") String host;
 
-    @Option(names = "--max-wait-reason", description = "override MaximumWaitReason (e.g. 0x28)") String maxWaitReason;
+    @Option(names = "--max-wait-reason", paramLabel = "N", description = "override MaximumWaitReason (e.g. 0x28); default: by the trace's OS build")
+    String maxWaitReason;
 
     @Override
     public Integer call() throws Exception {
-        long windowNanos = Options.duration(window);
+        long windowNanos = window == null ? 0 : Options.positiveDuration("--window", window);
+        if (top != null) Options.atLeast("--top", top, 1);
         if (!ThreadStats.SORTABLE.contains(by)) {
-            throw new IllegalArgumentException("--by: cannot sort by '" + by + "'; one of " + ThreadStats.SORTABLE);
+            throw new UserInputException("--by: cannot sort by '" + by + "'; one of " + ThreadStats.SORTABLE);
         }
+        Integer override = Options.maxWaitReason(maxWaitReason);
+        Options.traceFiles(List.of(file));
         SessionStatistics stats = new SessionStatistics(windowNanos);
-        SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), Options.maxWaitReason(maxWaitReason),
-                stats::accept, null);
+        SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), override, stats::accept, null);
         List<ThreadStats> rows = windowNanos > 0 ? stats.windowed(d.directory()::thread)
                 : stats.wholeSession(d.directory()::thread);
         if (top != null || format == Format.table) rows = StatsTable.ranked(rows, by, top);
         PrintWriter out = spec.commandLine().getOut();
         StatsTable.write(out, rows, format == Format.jsonl, windowNanos > 0);
         out.flush();
-        Options.reportInconsistencies(spec, d.counters());
+        Options.reportExpansion(spec, file, d.counters());
         return 0;
     }
 }

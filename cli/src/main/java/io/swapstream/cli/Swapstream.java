@@ -2,47 +2,94 @@ package io.swapstream.cli;
 
 import io.swapstream.schemas.etw.EtlFormatException;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TimeoutException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** The one {@code swapstream} executable. */
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream 0.1.0",
         description = "Windows context-switch traces to per-thread scheduling statistics.",
-        subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class, IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class})
+        subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class,
+            IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, CommandLine.HelpCommand.class})
 public final class Swapstream {
 
-    /** Exit code for input the user must fix (bad file, bad option). */
+    /** Exit status for input the user must fix (bad file, bad option). */
     public static final int EXIT_BAD_INPUT = 2;
+    /** Exit status for anything else that went wrong (Kafka, a stage, a bug). */
+    public static final int EXIT_FAILURE = 1;
 
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     public static int run(String... args) {
-        CommandLine cl = commandLine();
-        return cl.execute(args);
+        return commandLine().execute(args);
     }
 
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Swapstream());
-        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            Throwable e = ex instanceof UncheckedIOException u ? u.getCause() : ex;
-            cmd.getErr().println("swapstream: " + userMessage(e));
+        for (CommandLine sub : cl.getSubcommands().values()) {
+            CommandSpec spec = sub.getCommandSpec();
+            if (!(sub.getCommand() instanceof CommandLine.HelpCommand)) spec.mixinStandardHelpOptions(true);
+            spec.usageMessage().showDefaultValues(true);
+        }
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine cmd = ex.getCommandLine();
+            cmd.getErr().println("swapstream: " + ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
             return EXIT_BAD_INPUT;
+        });
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            Throwable e = unwrap(ex);
+            PrintWriter err = cmd.getErr();
+            err.println("swapstream: " + userMessage(e));
+            if (exitCode(e) == EXIT_FAILURE && System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
+            err.flush();
+            return exitCode(e);
         });
         return cl;
     }
 
-    /** One line for a user's mistake; only real bugs keep their class name. */
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof UncheckedIOException || e instanceof ExecutionException || e instanceof CompletionException)
+                && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static int exitCode(Throwable e) {
+        e = unwrap(e);
+        if (e instanceof UserInputException || e instanceof EtlFormatException || e instanceof IllegalArgumentException
+                || e instanceof FileSystemException) {
+            return EXIT_BAD_INPUT;
+        }
+        return EXIT_FAILURE;
+    }
+
+    /** One line for the user: what happened, never a class name or a stack trace. */
     static String userMessage(Throwable e) {
-        if (e instanceof EtlFormatException) return e.getMessage();
-        if (e instanceof NoSuchFileException) return e.getMessage() + ": no such file";
-        if (e instanceof AccessDeniedException) return e.getMessage() + ": permission denied";
-        if (e instanceof IOException) return e.getMessage() == null ? e.toString() : e.getMessage();
-        if (e instanceof IllegalArgumentException) return e.getMessage();
-        return e.toString();
+        e = unwrap(e);
+        if (e instanceof UserInputException || e instanceof ServiceException || e instanceof EtlFormatException) return e.getMessage();
+        if (e instanceof NoSuchFileException n) return n.getFile() + ": no such file";
+        if (e instanceof AccessDeniedException a) return a.getFile() + ": permission denied";
+        if (e instanceof FileSystemException f) return f.getFile() + ": " + (f.getReason() == null ? "cannot be read" : f.getReason());
+        if (e instanceof IllegalArgumentException && e.getMessage() != null) return e.getMessage();
+        if (e instanceof TimeoutException) return "Kafka did not answer in time: is the broker running and reachable?";
+        if (e instanceof AuthenticationException) return "Kafka refused the credentials: " + e.getMessage();
+        if (e instanceof AuthorizationException) return "Kafka refused the operation: " + e.getMessage();
+        if (e instanceof KafkaException && e.getMessage() != null) return "Kafka: " + e.getMessage();
+        if (e instanceof IOException && e.getMessage() != null) return e.getMessage();
+        return "internal error, please report it (SWAPSTREAM_DEBUG=1 prints the details)";
     }
 }

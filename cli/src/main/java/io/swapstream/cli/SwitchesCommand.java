@@ -18,16 +18,19 @@ final class SwitchesCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE.etl") Path file;
+    @Parameters(paramLabel = "FILE.etl", description = "the trace") Path file;
 
-    @Option(names = "--format", defaultValue = "jsonl", description = "jsonl or csv") Format format;
+    @Option(names = "--format", defaultValue = "jsonl", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES}") Format format;
 
-    @Option(names = "--host", description = "host the trace came from; default: the file name") String host;
+    @Option(names = "--host", paramLabel = "HOST", description = "host the trace came from; default: the file name without extension") String host;
 
-    @Option(names = "--max-wait-reason", description = "override MaximumWaitReason (e.g. 0x28)") String maxWaitReason;
+    @Option(names = "--max-wait-reason", paramLabel = "N", description = "override MaximumWaitReason (e.g. 0x28); default: by the trace's OS build")
+    String maxWaitReason;
 
     @Override
     public Integer call() throws Exception {
+        Integer override = Options.maxWaitReason(maxWaitReason);
+        Options.traceFiles(java.util.List.of(file));
         PrintWriter out = spec.commandLine().getOut();
         // buffered separately: millions of rows go through here
         StringBuilder line = new StringBuilder(512);
@@ -35,9 +38,9 @@ final class SwitchesCommand implements Callable<Integer> {
                 ? s -> { line.setLength(0); Rows.csv(line, s); out.append(line).append('\n'); }
                 : s -> { line.setLength(0); Rows.json(line, s); out.append(line).append('\n'); };
         if (format == Format.csv) out.println(String.join(",", ContextSwitch.FIELDS));
-        SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), Options.maxWaitReason(maxWaitReason), sink, null);
+        SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), override, sink, null);
         out.flush();
-        Options.reportInconsistencies(spec, d.counters());
+        Options.reportExpansion(spec, file, d.counters());
         return 0;
     }
 }

@@ -51,7 +51,7 @@ class PipelineIT {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()))) {
             TopicSetup.ensure(admin, prefix, 2, (short) 1);
         }
-        return Pipeline.start(kafka.servers(), "it-" + prefix, dir.resolve("state"), prefix, 0, 200,
+        return Pipeline.start(kafka.servers(), "it-" + prefix, dir.resolve("state"), prefix, 2, (short) 1, 0, 200,
                 Map.of("commit.interval.ms", "100"));
     }
 
@@ -88,13 +88,13 @@ class PipelineIT {
             new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class);
     static final SingleObjectAvroSerde<TraceSession> SESSIONS = new SingleObjectAvroSerde<>(TraceSession.class);
 
-    /** The completion record of every one of {@code sessions}. */
+    /** The record that ended each of {@code sessions}. */
     Map<String, TraceSession> completed(KafkaBroker.Bootstrap kafka, List<String> sessions) {
         Map<String, TraceSession> done = new HashMap<>();
         read(kafka, SwapstreamConfig.SESSIONS, rs -> {
             for (ConsumerRecord<String, byte[]> r : rs) {
                 TraceSession s = SESSIONS.deserialize("t", r.value());
-                if (s.getComplete()) done.put(r.key(), s);
+                if (s.getEndReason() != null) done.put(r.key(), s);
             }
             return done.keySet().containsAll(sessions);
         });
@@ -114,6 +114,8 @@ class PipelineIT {
             String s1 = publish(kafka, cs, "web01").session();
             String s2 = publish(kafka, cc, "web02").session();
             Map<String, TraceSession> done = completed(kafka, List.of(s1, s2));
+            assertTrue(done.get(s1).getComplete() && done.get(s2).getComplete());
+            assertEquals(0, done.get(s1).getDeadLetters() + done.get(s2).getDeadLetters());
             long total = done.get(s1).getSwitchCount() + done.get(s2).getSwitchCount();
             List<ConsumerRecord<String, byte[]>> switches = read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() >= total);
             for (Map.Entry<String, Path> e : Map.of(s1, cs, s2, cc).entrySet()) {
@@ -165,6 +167,10 @@ class PipelineIT {
             String session = publish(kafka, f, "h").session();
             TraceSession done = completed(kafka, List.of(session)).get(session);
             assertEquals(1, done.getDeadLetters());
+            assertEquals(false, done.getComplete(), "a session that lost a buffer is not complete");
+            assertEquals("end-marker", done.getEndReason());
+            assertEquals(1, done.getLossReasons().size());
+            assertTrue(done.getLossReasons().get(0).contains("runs past the fill mark"), done.getLossReasons().toString());
             assertEquals(expected.size(), done.getSwitchCount(), "every other buffer's switches are counted");
             List<ConsumerRecord<String, byte[]>> dead = read(kafka, SwapstreamConfig.DEAD_LETTERS, rs -> !rs.isEmpty());
             ConsumerRecord<String, byte[]> letter = dead.get(0);
@@ -239,6 +245,54 @@ class PipelineIT {
                 });
             }
         }
+    }
+
+    /**
+     * A file cut off in the middle of a buffer: what precedes it is decoded, the rest goes to the dead
+     * letters at ingest, and the session says it is incomplete and why. Publishing the file again
+     * once the session has ended is refused with a warning.
+     */
+    @Test
+    void aTruncatedFileGivesAnIncompleteSessionAndReIngestIsRefused(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("cut.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(6_000), 0x28);
+        byte[] b = Files.readAllBytes(f);
+        int size = 64 * 1024;
+        Files.write(f, java.util.Arrays.copyOf(b, 3 * size + 1000));
+        try (Pipeline p = start(kafka)) {
+            CliRunner first = CliRunner.run("ingest", f.toString(), "-b", kafka.servers(), "--topic-prefix", prefix, "--host", "cut");
+            assertEquals(Swapstream.EXIT_BAD_INPUT, first.exit(), first.err());
+            assertTrue(first.err().contains("truncated"), first.err());
+            String session = BufferPublisher.sessionOf(f, "cut");
+            TraceSession done = completed(kafka, List.of(session)).get(session);
+            assertEquals(false, done.getComplete());
+            assertEquals("end-marker", done.getEndReason());
+            assertEquals(3, done.getBuffers());
+            assertEquals(1, done.getDeadLetters());
+            assertTrue(done.getLossReasons().get(0).startsWith("ingest: ") && done.getLossReasons().get(0).contains("truncated"),
+                    done.getLossReasons().toString());
+            CliRunner again = CliRunner.run("ingest", f.toString(), "-b", kafka.servers(), "--topic-prefix", prefix, "--host", "cut");
+            assertEquals(Swapstream.EXIT_BAD_INPUT, again.exit(), again.err());
+            assertEquals("swapstream: warning: session " + session + " (" + f + ") was published before and has ended; not"
+                    + " publishing it again (a different --host makes it a new session)", again.err().strip());
+        }
+    }
+
+    @Test
+    void runWindowedRowsEqualTheStatsCommand(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("trace.etl");
+        assertEquals(0, CliRunner.run("generate", "-o", f.toString(), "--switches", "8000").exit());
+        CliRunner run = CliRunner.run("run", f.toString(), "--bootstrap-servers", kafka.servers(), "--topic-prefix",
+                prefix, "--format", "jsonl", "--window", "1s");
+        assertEquals(0, run.exit(), run.err());
+        CliRunner stats = CliRunner.run("stats", f.toString(), "--format", "jsonl", "--window", "1s");
+        ObjectMapper json = new ObjectMapper();
+        java.util.Set<Object> a = new java.util.HashSet<>();
+        for (String l : run.out().lines().toList()) a.add(json.readTree(l));
+        java.util.Set<Object> e = new java.util.HashSet<>();
+        for (String l : stats.out().lines().toList()) e.add(json.readTree(l));
+        assertTrue(e.size() > 20);
+        assertEquals(e, a);
     }
 
     @Test

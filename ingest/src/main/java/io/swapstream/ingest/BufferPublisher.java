@@ -6,7 +6,6 @@ import io.swapstream.schemas.etw.EtlReader;
 import io.swapstream.schemas.etw.LogfileHeader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -61,12 +60,7 @@ public final class BufferPublisher implements AutoCloseable {
     public Published publish(Path file, String host, Integer maxWaitReason, LongConsumer progress)
             throws IOException, InterruptedException, ExecutionException {
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
-            if (!r.next()) throw new EtlFormatException(file.toString(), 0, "no buffers");
-            LogfileHeader header = LogfileHeader.find(r.decoder());
-            if (header == null) {
-                throw new EtlFormatException(file.toString(), io.swapstream.schemas.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
-            }
-            String session = header.sessionId(host);
+            String session = sessionOf(r, host);
             long index = 0;
             long bytes = 0;
             String error = null;
@@ -80,17 +74,47 @@ public final class BufferPublisher implements AutoCloseable {
                     if (!r.next()) break;
                 } catch (EtlFormatException e) {
                     error = e.getMessage();
-                    byte[] rest = Files.readAllBytes(file);
-                    rest = Arrays.copyOfRange(rest, (int) Math.min(rest.length, r.position()), rest.length);
-                    send(session, host, file, index, r.position(), maxWaitReason, rest, error);
+                    send(session, host, file, index, r.position(), maxWaitReason, rest(file, r.position()), error);
                     break;
                 }
             }
             RecordHeaders end = headers(host, file, index, -1, maxWaitReason);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(index).getBytes(StandardCharsets.UTF_8));
+            if (error != null) {
+                // the decode stage marks the session incomplete with this reason
+                end.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
+                end.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
+            }
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
             producer.flush();
             return new Published(session, index, bytes, error);
+        }
+    }
+
+    /** The session id of the file {@code r} has just opened (its first buffer is read here). */
+    private static String sessionOf(EtlReader r, String host) throws IOException {
+        if (!r.next()) throw new EtlFormatException(r.source(), 0, "no buffers");
+        LogfileHeader header = LogfileHeader.find(r.decoder());
+        if (header == null) {
+            throw new EtlFormatException(r.source(), io.swapstream.schemas.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
+        }
+        return header.sessionId(host);
+    }
+
+    /** The session id a file will be published as, read from its logfile header. */
+    public static String sessionOf(Path file, String host) throws IOException {
+        try (EtlReader r = EtlReader.open(file).framesOnly()) {
+            return sessionOf(r, host);
+        }
+    }
+
+    /** The bytes of {@code file} from {@code from} on, at most what a record may hold. */
+    private static byte[] rest(Path file, long from) throws IOException {
+        try (var ch = java.nio.channels.FileChannel.open(file)) {
+            long n = Math.max(0, Math.min(ch.size() - from, SwapstreamConfig.MAX_MESSAGE_BYTES - 64 * 1024));
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) n);
+            while (b.hasRemaining() && ch.read(b, from + b.position()) >= 0) { }
+            return b.array();
         }
     }
 

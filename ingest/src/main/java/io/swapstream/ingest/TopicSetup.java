@@ -2,12 +2,16 @@ package io.swapstream.ingest;
 
 import io.swapstream.schemas.SwapstreamConfig;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -15,20 +19,65 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 public final class TopicSetup {
     private TopicSetup() {}
 
-    public static void ensure(Admin admin, String prefix, int partitions, short replication)
-            throws InterruptedException, ExecutionException {
+    /** The topics, by suffix, with their configuration. */
+    static Map<String, Map<String, String>> topics() {
         String big = String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES);
-        Map<String, Map<String, String>> topics = Map.of(
-                SwapstreamConfig.RAW_BUFFERS, Map.of("max.message.bytes", big),
-                SwapstreamConfig.SESSIONS, Map.of("cleanup.policy", "compact"),
-                SwapstreamConfig.CONTEXT_SWITCHES, Map.of(),
-                SwapstreamConfig.THREADS, Map.of("cleanup.policy", "compact"),
-                SwapstreamConfig.THREAD_STATS, Map.of("cleanup.policy", "compact"),
-                SwapstreamConfig.DEAD_LETTERS, Map.of("max.message.bytes", big));
+        Map<String, Map<String, String>> t = new LinkedHashMap<>();
+        t.put(SwapstreamConfig.RAW_BUFFERS, Map.of("max.message.bytes", big));
+        t.put(SwapstreamConfig.SESSIONS, Map.of("cleanup.policy", "compact"));
+        t.put(SwapstreamConfig.CONTEXT_SWITCHES, Map.of());
+        t.put(SwapstreamConfig.THREADS, Map.of("cleanup.policy", "compact"));
+        t.put(SwapstreamConfig.THREAD_STATS, Map.of("cleanup.policy", "compact"));
+        t.put(SwapstreamConfig.DEAD_LETTERS, Map.of("max.message.bytes", big));
+        return t;
+    }
+
+    /**
+     * Creates the topics that do not exist yet and waits until every partition has a leader.
+     *
+     * @return the partition count every topic has: existing topics keep theirs
+     * @throws IllegalStateException when existing topics differ in partition count: one session
+     *         would be split across partitions of different numbers and never meet itself
+     */
+    public static int ensure(Admin admin, String prefix, int partitions, short replication)
+            throws InterruptedException, ExecutionException {
+        Map<String, Map<String, String>> topics = new LinkedHashMap<>();
+        topics().forEach((suffix, config) -> topics.put(SwapstreamConfig.topic(prefix, suffix), config));
+        Set<String> existing = admin.listTopics().names().get();
+        Map<String, Integer> counts = new TreeMap<>();
+        List<String> present = topics.keySet().stream().filter(existing::contains).toList();
+        if (!present.isEmpty()) {
+            admin.describeTopics(present).allTopicNames().get().forEach((name, d) -> counts.put(name, d.partitions().size()));
+        }
+        if (counts.values().stream().distinct().count() > 1) {
+            throw new IllegalStateException("the existing topics differ in partition count " + counts
+                    + ": a session's records would land in partitions of different numbers; give them one count");
+        }
+        int n = counts.isEmpty() ? partitions : counts.values().iterator().next();
+        create(admin, topics, n, replication);
+        return n;
+    }
+
+    /**
+     * Creates the changelog topics of a Kafka Streams application's stores before it starts, with
+     * leaders, so its first writes do not race the topics' creation (the broker then logs
+     * OutOfOrderSequenceException for the batches after a refused first one).
+     */
+    public static void ensureChangelogs(Admin admin, String applicationId, Collection<String> stores, int partitions,
+                                        short replication) throws InterruptedException, ExecutionException {
+        Map<String, Map<String, String>> topics = new LinkedHashMap<>();
+        for (String store : stores) {
+            topics.put(applicationId + "-" + store + "-changelog", Map.of("cleanup.policy", "compact",
+                    "max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES)));
+        }
+        create(admin, topics, partitions, replication);
+    }
+
+    private static void create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)
+            throws InterruptedException, ExecutionException {
         Set<String> existing = admin.listTopics().names().get();
         List<NewTopic> create = new ArrayList<>();
-        topics.forEach((suffix, config) -> {
-            String name = SwapstreamConfig.topic(prefix, suffix);
+        topics.forEach((name, config) -> {
             if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(config));
         });
         try {
@@ -36,7 +85,7 @@ public final class TopicSetup {
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) throw e;
         }
-        awaitLeaders(admin, topics.keySet().stream().map(t -> SwapstreamConfig.topic(prefix, t)).toList());
+        awaitLeaders(admin, List.copyOf(topics.keySet()));
     }
 
     /**
@@ -49,8 +98,9 @@ public final class TopicSetup {
         while (true) {
             boolean ready;
             try {
-                ready = admin.describeTopics(names).allTopicNames().get().values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get();
+                ready = d.values().stream()
+                        .allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) throw e;
                 ready = false;

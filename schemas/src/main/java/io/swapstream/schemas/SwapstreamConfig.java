@@ -31,6 +31,9 @@ public final class SwapstreamConfig {
     public static final String HEADER_END_OF_SESSION = "end-of-session";
     /** Optional on a session's records: MaximumWaitReason to decode its compact batches with. */
     public static final String HEADER_MAX_WAIT_REASON = "max-wait-reason";
+    /** On the record that ends a session: records of it the ingester sent to the dead letters, and why. */
+    public static final String HEADER_INGEST_DEAD_LETTERS = "ingest-dead-letters";
+    public static final String HEADER_INGEST_ERROR = "ingest-error";
     public static final String HEADER_ERROR = "error";
     public static final String HEADER_STAGE = "stage";
 

@@ -104,7 +104,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         } else if (v instanceof ThreadInfo t) {
             labels.put(record.key(), t);
             p.threads++;
-        } else if (v instanceof TraceSession t && t.getComplete()) {
+        } else if (v instanceof TraceSession t && t.getEndReason() != null) {
             p.expectedSwitches = t.getSwitchCount() == null ? 0 : t.getSwitchCount();
             p.expectedThreads = t.getThreadRecords();
         }

@@ -32,6 +32,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private KeyValueStore<String, byte[]> buffers;
     private KeyValueStore<String, byte[]> progress;
     private final Map<String, Live> live = new HashMap<>();
+    static final int MAX_REASONS = 10;
 
     /** A session being decoded in memory. */
     private final class Live {
@@ -42,6 +43,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long switches;
         long threads;
         long deadLetters;
+        /** Why buffers were not decoded, the first {@value #MAX_REASONS}. */
+        final List<String> lossReasons = new ArrayList<>();
         boolean sessionEmitted;
         long skipSwitches;
         long skipThreads;
@@ -139,23 +142,38 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             }
         } catch (EtlFormatException e) {
             l.deadLetters++;
+            lost(l, e.getMessage());
             if (l.skipDeadLetters > 0) l.skipDeadLetters--;
             else if (!l.replaying) deadLetter(l.session, headers, bytes, e.getMessage(), l.timestamp);
         }
     }
 
+    private static void lost(Live l, String reason) {
+        if (l.lossReasons.size() < MAX_REASONS) l.lossReasons.add(reason);
+    }
+
     private void finish(Live l, Headers headers) {
         long announced = parseLong(header(headers, SwapstreamConfig.HEADER_END_OF_SESSION, "-1"));
+        long lost = l.deadLetters;
         if (announced > l.buffers) {
-            deadLetter(l.session, headers, new byte[0], "buffer " + l.buffers + " never arrived, so buffers " + l.buffers
-                    + " to " + (announced - 1) + " of session " + l.session + " were not decoded", l.timestamp);
+            String reason = "buffer " + l.buffers + " never arrived, so buffers " + l.buffers
+                    + " to " + (announced - 1) + " of session " + l.session + " were not decoded";
+            deadLetter(l.session, headers, new byte[0], reason, l.timestamp);
+            lost(l, reason);
+            lost += announced - l.buffers;
+        }
+        long atIngest = Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "0")));
+        if (atIngest > 0) {
+            lost += atIngest;
+            lost(l, "ingest: " + header(headers, SwapstreamConfig.HEADER_INGEST_ERROR, "buffers went to the dead letters"));
         }
         l.decoder.finish();
         if (l.decoder.session() != null) {
             var c = l.decoder.counters();
-            forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(true).setBuffers(l.buffers)
-                    .setSwitchCount(l.switches).setThreadRecords(l.threads).setDeadLetters(l.deadLetters)
-                    .setInconsistencies(c.oldThreadNotLastSwitchedIn).build());
+            // a session that lost anything is never presented as complete
+            forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(lost == 0).setEndReason("end-marker")
+                    .setBuffers(l.buffers).setSwitchCount(l.switches).setThreadRecords(l.threads).setDeadLetters(lost)
+                    .setLossReasons(new ArrayList<>(l.lossReasons)).setInconsistencies(c.oldThreadNotLastSwitchedIn).build());
         } else {
             deadLetter(l.session, headers, new byte[0], "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
@@ -197,7 +215,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     private static Integer maxWaitReason(Headers h) {
         String v = header(h, SwapstreamConfig.HEADER_MAX_WAIT_REASON, null);
-        return v == null ? null : Integer.decode(v);
+        if (v == null) return null;
+        try {
+            int n = Integer.decode(v.trim());
+            return n > 0 && n <= 0x3F ? n : null;
+        } catch (NumberFormatException e) {
+            return null; // not a number: decode by the trace's build, as without the header
+        }
     }
 
     private static String header(Headers h, String name, String otherwise) {

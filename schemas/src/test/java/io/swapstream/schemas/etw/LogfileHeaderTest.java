@@ -30,9 +30,13 @@ class LogfileHeaderTest {
         BufferDecoder dec = new BufferDecoder();
         dec.load("t32", 0, b.array(), 0, 0x1000);
         List<LogfileHeader> got = new ArrayList<>();
-        dec.walk(ev -> got.add(LogfileHeader.parse(ev, dec)));
+        List<TraceHeaderType> types = new ArrayList<>();
+        dec.walk(ev -> {
+            types.add(ev.headerType());
+            got.add(LogfileHeader.parse(ev, dec));
+        });
         LogfileHeader h = got.get(0);
-        assertEquals(TraceHeaderType.SYSTEM32.pointerSize, 4);
+        assertEquals(List.of(TraceHeaderType.SYSTEM32), types, "marker 0xC001xxxx: a SYSTEM32 header, read with 4-byte pointers");
         assertEquals(7601, h.build());
         assertEquals(2, h.numberOfProcessors());
         assertEquals(555, h.endTime());
