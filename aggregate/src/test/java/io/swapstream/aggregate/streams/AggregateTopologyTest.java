@@ -56,7 +56,7 @@ class AggregateTopologyTest {
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
             for (ThreadInfo t : threads) threadsIn.pipeInput(session + "/" + t.threadId(), AvroRecords.of(t));
             for (ContextSwitch s : switches) switchesIn.pipeInput(session, AvroRecords.of(s));
-            sessionsIn.pipeInput(session, AvroRecords.of(d.session()).setComplete(true).setSwitchCount((long) switches.size())
+            sessionsIn.pipeInput(session, AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker").setSwitchCount((long) switches.size())
                     .setThreadRecords(threads.size()).build());
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(),
                     new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class));
