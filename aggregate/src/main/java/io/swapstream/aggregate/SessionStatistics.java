@@ -1,28 +1,42 @@
 package io.swapstream.aggregate;
 
 import io.swapstream.decode.ContextSwitch;
-import io.swapstream.decode.KernelEnums;
+import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.ThreadInfo;
+import io.swapstream.schemas.avro.ThreadStats;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntFunction;
 
 /**
- * Routes one session's switches into per-thread accumulators: whole-session and, when a window is
- * set, tumbling event-time windows aligned to the epoch. A wait counts in the window of its
- * switch-in, a run slice in the window of its switch-out (DESIGN.md "Windows"). TID 0 is excluded.
+ * Routes one session's switches, in time order, into per-thread accumulators: whole-session and,
+ * when a window is set, tumbling event-time windows aligned to the epoch. A wait counts in the
+ * window of its switch-in, a run slice in the window of its switch-out (DESIGN.md "Windows"), so a
+ * switch touches only the window of its own time and a window is final once the switches pass its
+ * end. TID 0 is excluded.
  */
 public final class SessionStatistics {
     /** Where a thread's accumulators live: in memory offline, in a state store in the aggregate stage. */
     public interface Accumulators {
         /** The accumulator of {@code tid} for the window starting at {@code windowStart}, or the whole session when it is {@link #WHOLE}. */
         ThreadStatsAccumulator of(int tid, long windowStart);
+
+        /** The switches have passed the end of the window starting at {@code windowStart}: its accumulators are final. */
+        void windowClosed(long windowStart);
+
+        /** A thread record carried by a batch: the label its rows get from now on. */
+        void label(ThreadInfo t);
     }
 
     public static final long WHOLE = Long.MIN_VALUE;
+    private static final long NONE = ThreadStatsAccumulator.NONE;
+    private static final int NO_INT = SwitchBatch.NONE;
 
     private final long windowNanos;
     private final Accumulators accumulators;
@@ -30,7 +44,16 @@ public final class SessionStatistics {
     private String host;
     private final Map<Integer, ThreadStatsAccumulator> whole = new HashMap<>();
     private final Map<Long, Map<Integer, ThreadStatsAccumulator>> windows = new HashMap<>();
-    private final Map<Integer, long[]> lastPmcByCpu = new HashMap<>();
+    /** In memory: each TID's latest thread record, and the rows of the windows closed so far. */
+    private final Map<Integer, ThreadInfo> labels = new HashMap<>();
+    private final List<ThreadStats> closedWindows = new ArrayList<>();
+    /** The window the latest switches fall in; earlier ones are closed. */
+    private long openWindow = WHOLE;
+    /** Switches that came after their window had closed (out of time order): counted whole-session only. */
+    private long lateSwitches;
+    /** Per processor, the PMC counters of its previous switch: the baseline of the next slice's deltas. */
+    private long[][] lastPmcByCpu = new long[0][];
+    private long[] deltas = new long[0];
 
     /** @param windowNanos tumbling window size, 0 for whole-session statistics only */
     public SessionStatistics(long windowNanos) {
@@ -41,71 +64,162 @@ public final class SessionStatistics {
     public SessionStatistics(long windowNanos, Accumulators accumulators) {
         if (windowNanos < 0) throw new IllegalArgumentException("window must be positive");
         this.windowNanos = windowNanos;
-        this.accumulators = accumulators != null ? accumulators : (tid, start) -> start == WHOLE
-                ? whole.computeIfAbsent(tid, k -> new ThreadStatsAccumulator())
-                : windows.computeIfAbsent(start, k -> new HashMap<>()).computeIfAbsent(tid, k -> new ThreadStatsAccumulator());
+        this.accumulators = accumulators != null ? accumulators : new InMemory();
+    }
+
+    /** Offline: accumulators in maps; a closed window becomes rows, labelled as its threads were then. */
+    private final class InMemory implements Accumulators {
+        @Override
+        public ThreadStatsAccumulator of(int tid, long start) {
+            return start == WHOLE
+                    ? whole.computeIfAbsent(tid, k -> new ThreadStatsAccumulator())
+                    : windows.computeIfAbsent(start, k -> new HashMap<>()).computeIfAbsent(tid, k -> new ThreadStatsAccumulator());
+        }
+
+        @Override
+        public void windowClosed(long start) {
+            Map<Integer, ThreadStatsAccumulator> m = windows.remove(start);
+            if (m != null) m.forEach((tid, a) -> closedWindows.add(SessionStatistics.this.label(a, tid, start, start + windowNanos)));
+        }
+
+        @Override
+        public void label(ThreadInfo t) {
+            labels.put(t.threadId(), t);
+        }
     }
 
     public long windowNanos() { return windowNanos; }
+    public long lateSwitches() { return lateSwitches; }
 
-    public void accept(ContextSwitch s) {
-        session = s.session();
-        host = s.host();
-        long t = s.timeNanos();
-        long window = windowNanos > 0 ? Math.floorDiv(t, windowNanos) * windowNanos : WHOLE;
-        Integer nw = s.newThreadId();
-        if (nw != null && nw != 0) {
-            accumulators.of(nw, WHOLE).switchIn(t, s.newThreadTimeSinceLastNanos(), s.newThreadWaitTicks());
-            if (window != WHOLE) accumulators.of(nw, window).switchIn(t, s.newThreadTimeSinceLastNanos(), s.newThreadWaitTicks());
+    /** Takes every row of {@code b}, columns straight into the accumulators. */
+    public void accept(SwitchBatch b) {
+        session = b.session();
+        host = b.host();
+        for (ThreadInfo t : b.threads()) accumulators.label(t);
+        for (int i = 0; i < b.count(); i++) {
+            int pmc = b.pmcCount(i);
+            if (pmc > 0) {
+                if (deltas.length < pmc) deltas = new long[pmc];
+                for (int k = 0; k < pmc; k++) deltas[k] = b.pmc(i, k);
+            }
+            accept(b.cpu(i), b.timeNanos(i), b.oldThreadId(i), b.oldThreadPriority(i), b.oldThreadState(i),
+                    b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
+                    b.oldThreadRunNanos(i), pmc);
         }
-        long[] deltas = pmcDeltas(s);
-        int old = s.oldThreadId();
+    }
+
+    private SwitchBatch oneRow;
+
+    /** Takes one switch given as a record (tests and the row-based commands). */
+    public void accept(ContextSwitch s) {
+        if (oneRow == null) oneRow = new SwitchBatch(16);
+        oneRow.reset(s.session(), s.host()).add(s);
+        accept(oneRow);
+    }
+
+    /** One switch; the PMC counters, {@code pmc} of them, are in {@link #deltas}. */
+    private void accept(int cpu, long t, int old, int oldPriority, int oldState, int oldReason, int nw, long waitTicks,
+                        long sinceLast, long run, int pmc) {
+        long window = WHOLE;
+        if (windowNanos > 0) {
+            window = Math.floorDiv(t, windowNanos) * windowNanos;
+            if (openWindow == WHOLE || window > openWindow) {
+                if (openWindow != WHOLE) accumulators.windowClosed(openWindow);
+                openWindow = window;
+            } else if (window < openWindow) {
+                lateSwitches++;
+                window = WHOLE;
+            }
+        }
+        if (nw != NO_INT && nw != 0) {
+            accumulators.of(nw, WHOLE).switchIn(t, sinceLast, waitTicks);
+            if (window != WHOLE) accumulators.of(nw, window).switchIn(t, sinceLast, waitTicks);
+        }
+        boolean sliceDeltas = pmcDeltas(cpu, pmc, run);
         if (old != 0) {
-            int state = KernelEnums.threadStateValue(s.oldThreadState());
-            int reason = KernelEnums.waitReasonValue(s.oldThreadWaitReason());
+            int reason = oldReason == NO_INT ? -1 : oldReason;
             ThreadStatsAccumulator a = accumulators.of(old, WHOLE);
-            a.switchOut(t, state, reason, s.oldThreadPriority(), s.oldThreadRunNanos());
-            if (deltas != null) a.pmc(deltas);
+            a.switchOut(t, oldState, reason, oldPriority, run);
+            if (sliceDeltas) a.pmc(deltas, pmc);
             if (window != WHOLE) {
                 ThreadStatsAccumulator w = accumulators.of(old, window);
-                w.switchOut(t, state, reason, s.oldThreadPriority(), s.oldThreadRunNanos());
-                if (deltas != null) w.pmc(deltas);
+                w.switchOut(t, oldState, reason, oldPriority, run);
+                if (sliceDeltas) w.pmc(deltas, pmc);
             }
         }
     }
 
-    /** Counter deltas over the slice that ends here: this switch's values minus the previous switch's on this cpu. */
-    private long[] pmcDeltas(ContextSwitch s) {
-        List<Long> pmc = s.pmcCounters();
-        if (pmc == null) return null;
-        long[] now = new long[pmc.size()];
-        for (int i = 0; i < now.length; i++) now[i] = pmc.get(i);
-        long[] prev = lastPmcByCpu.put(s.cpu(), now);
-        if (prev == null || prev.length != now.length || s.oldThreadRunNanos() == null) return null;
-        long[] d = new long[now.length];
-        for (int i = 0; i < d.length; i++) d[i] = now[i] - prev[i];
-        return d;
+    /**
+     * Turns this switch's counters (in {@link #deltas}) into the deltas over the slice that ends
+     * here: minus the previous switch's on this cpu. False when there is no slice to charge.
+     */
+    private boolean pmcDeltas(int cpu, int pmc, long run) {
+        if (pmc == 0) return false;
+        if (cpu >= lastPmcByCpu.length) lastPmcByCpu = Arrays.copyOf(lastPmcByCpu, cpu + 1);
+        long[] prev = lastPmcByCpu[cpu];
+        long[] now = prev != null && prev.length == pmc ? prev : new long[pmc];
+        boolean usable = prev != null && prev.length == pmc && run != NONE;
+        for (int k = 0; k < pmc; k++) {
+            long v = deltas[k];
+            if (usable) deltas[k] = v - now[k];
+            now[k] = v;
+        }
+        lastPmcByCpu[cpu] = now;
+        return usable;
     }
 
-    /** Whole-session statistics, by TID (from the in-memory accumulators: not with external ones). */
-    public List<ThreadStats> wholeSession(IntFunction<ThreadInfo> labels) {
+    /** The session has ended: the open window is final too. */
+    public void closeAll() {
+        if (openWindow != WHOLE) accumulators.windowClosed(openWindow);
+        openWindow = WHOLE;
+    }
+
+    /** Whole-session statistics of a finished trace, by TID, labelled as the threads were last (in memory only; final). */
+    public List<ThreadStats> wholeSession() {
         List<ThreadStats> out = new ArrayList<>();
-        whole.forEach((tid, a) -> out.add(label(a, tid, labels, a.firstNanos(), a.lastNanos())));
-        out.sort(Comparator.comparingInt(ThreadStats::threadId));
+        whole.forEach((tid, a) -> out.add(label(a, tid, a.firstNanos(), a.lastNanos())));
+        out.sort(Comparator.comparingInt(ThreadStats::getThreadId));
         return out;
     }
 
-    /** Windowed statistics, by window start then TID (in-memory accumulators only). */
-    public List<ThreadStats> windowed(IntFunction<ThreadInfo> labels) {
-        List<ThreadStats> out = new ArrayList<>();
-        windows.forEach((start, m) -> m.forEach((tid, a) -> out.add(label(a, tid, labels, start, start + windowNanos))));
-        out.sort(Comparator.comparingLong(ThreadStats::windowStartNanos).thenComparingInt(ThreadStats::threadId));
+    /**
+     * Windowed statistics of a finished trace, by window start then TID (in memory only; final): the
+     * open window closes now. Each window is labelled as its threads were when it closed, as in the
+     * aggregate stage.
+     */
+    public List<ThreadStats> windowed() {
+        closeAll();
+        List<ThreadStats> out = new ArrayList<>(closedWindows);
+        out.sort(Comparator.comparingLong(ThreadStats::getWindowStartNanos).thenComparingInt(ThreadStats::getThreadId));
         return out;
     }
 
-    private ThreadStats label(ThreadStatsAccumulator a, int tid, IntFunction<ThreadInfo> labels, long start, long end) {
-        ThreadInfo info = labels == null ? null : labels.apply(tid);
+    private ThreadStats label(ThreadStatsAccumulator a, int tid, long start, long end) {
+        ThreadInfo info = labels.get(tid);
         return a.toStats(session, host, tid, info == null ? null : info.processId(),
-                info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end);
+                info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, true);
+    }
+
+    /** What carries over between batches besides the accumulators: the open window, late count, PMC baselines. */
+    public void writeState(DataOutput o) throws IOException {
+        o.writeLong(openWindow);
+        o.writeLong(lateSwitches);
+        o.writeInt(lastPmcByCpu.length);
+        for (long[] p : lastPmcByCpu) {
+            o.writeInt(p == null ? -1 : p.length);
+            if (p != null) for (long v : p) o.writeLong(v);
+        }
+    }
+
+    public void readState(DataInput in) throws IOException {
+        openWindow = in.readLong();
+        lateSwitches = in.readLong();
+        lastPmcByCpu = new long[in.readInt()][];
+        for (int c = 0; c < lastPmcByCpu.length; c++) {
+            int n = in.readInt();
+            if (n < 0) continue;
+            lastPmcByCpu[c] = new long[n];
+            for (int k = 0; k < n; k++) lastPmcByCpu[c][k] = in.readLong();
+        }
     }
 }

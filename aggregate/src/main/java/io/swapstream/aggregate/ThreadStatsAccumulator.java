@@ -3,6 +3,7 @@ package io.swapstream.aggregate;
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.DDSketches;
 import io.swapstream.decode.KernelEnums;
+import io.swapstream.schemas.avro.ThreadStats;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -51,11 +52,14 @@ public final class ThreadStatsAccumulator {
         if (nanos > lastNanos) lastNanos = nanos;
     }
 
-    /** The thread came on a processor. */
-    public void switchIn(long nanos, Long waitNanos, Long waitTicks) {
+    /** No value (a null cell of a switch batch). */
+    public static final long NONE = Long.MIN_VALUE;
+
+    /** The thread came on a processor; {@link #NONE} for an unknown wait or tick count. */
+    public void switchIn(long nanos, long waitNanos, long waitTicks) {
         seen(nanos);
         switchIn++;
-        if (waitNanos != null) {
+        if (waitNanos != NONE) {
             long w = waitNanos;
             waitCount++;
             waitSum += w;
@@ -63,15 +67,18 @@ public final class ThreadStatsAccumulator {
             if (w > waitMax) waitMax = w;
             waits.accept(w);
         }
-        if (waitTicks != null) {
+        if (waitTicks != NONE) {
             ticksCount++;
             ticksSum += waitTicks;
             if (waitTicks > ticksMax) ticksMax = waitTicks;
         }
     }
 
-    /** The thread left a processor; {@code waitReason} is -1 unless the state is Waiting. */
-    public void switchOut(long nanos, int state, int waitReason, Integer priority, Long runNanos) {
+    /**
+     * The thread left a processor; {@code waitReason} is negative unless the state is Waiting,
+     * {@code priority} Integer.MIN_VALUE and {@code runNanos} {@link #NONE} when unknown.
+     */
+    public void switchOut(long nanos, int state, int waitReason, int priority, long runNanos) {
         seen(nanos);
         switchOut++;
         if (state == KernelEnums.STATE_WAITING) {
@@ -83,12 +90,12 @@ public final class ThreadStatsAccumulator {
         } else if (state != KernelEnums.STATE_TERMINATED) {
             involuntary++;
         }
-        if (runNanos != null) {
+        if (runNanos != NONE) {
             runCount++;
             runSum += runNanos;
             if (runNanos > runMax) runMax = runNanos;
         }
-        if (priority != null) {
+        if (priority != Integer.MIN_VALUE) {
             int p = priority;
             priorityCount++;
             prioritySum += p;
@@ -98,11 +105,11 @@ public final class ThreadStatsAccumulator {
         }
     }
 
-    /** Adds one run slice's counter deltas. */
-    public void pmc(long[] deltas) {
-        if (pmcDeltas == null) pmcDeltas = new long[deltas.length];
-        else if (pmcDeltas.length < deltas.length) pmcDeltas = Arrays.copyOf(pmcDeltas, deltas.length);
-        for (int i = 0; i < deltas.length; i++) pmcDeltas[i] += deltas[i];
+    /** Adds one run slice's counter deltas, the first {@code n} of {@code deltas}. */
+    public void pmc(long[] deltas, int n) {
+        if (pmcDeltas == null) pmcDeltas = new long[n];
+        else if (pmcDeltas.length < n) pmcDeltas = Arrays.copyOf(pmcDeltas, n);
+        for (int i = 0; i < n; i++) pmcDeltas[i] += deltas[i];
     }
 
     public void merge(ThreadStatsAccumulator o) {
@@ -130,7 +137,7 @@ public final class ThreadStatsAccumulator {
         priorityMin = Math.min(priorityMin, o.priorityMin);
         priorityMax = Math.max(priorityMax, o.priorityMax);
         for (int i = 0; i < 32; i++) priorityHistogram[i] += o.priorityHistogram[i];
-        if (o.pmcDeltas != null) pmc(o.pmcDeltas);
+        if (o.pmcDeltas != null) pmc(o.pmcDeltas, o.pmcDeltas.length);
     }
 
     public long firstNanos() { return firstNanos; }
@@ -144,7 +151,7 @@ public final class ThreadStatsAccumulator {
 
     /** The statistics, labelled; window bounds as given (whole session: first and last switch). */
     public ThreadStats toStats(String session, String host, int tid, Integer pid, String processName, String threadName,
-                               long windowStart, long windowEnd) {
+                               long windowStart, long windowEnd, boolean isFinal) {
         Map<String, Long> reasons = new LinkedHashMap<>();
         for (int i = 0; i < 64; i++) if (waitReasons[i] > 0) reasons.put(KernelEnums.waitReason(i), waitReasons[i]);
         List<Long> hist = new ArrayList<>(32);
@@ -156,14 +163,19 @@ public final class ThreadStatsAccumulator {
         }
         boolean waited = waitCount > 0;
         boolean prio = priorityCount > 0;
-        return new ThreadStats(session, host, tid, pid, processName, threadName, windowStart, windowEnd,
-                switchIn, switchOut, voluntary, involuntary, reasons, waitReasonBitMap,
-                waitCount, waitSum, waited ? waitMin : null, waited ? waitMax : null,
-                waited ? (double) waitSum / waitCount : null,
-                quantile(0.50), quantile(0.90), quantile(0.99),
-                ticksCount, ticksSum, ticksCount > 0 ? ticksMax : null,
-                runCount, runSum, runCount > 0 ? runMax : null,
-                prio ? priorityMin : null, prio ? priorityMax : null,
-                prio ? (double) prioritySum / priorityCount : null, hist, pmc);
+        return ThreadStats.newBuilder().setSession(session).setHost(host).setThreadId(tid).setProcessId(pid)
+                .setProcessName(processName).setThreadName(threadName).setWindowStartNanos(windowStart)
+                .setWindowEndNanos(windowEnd).setSwitchInCount(switchIn).setSwitchOutCount(switchOut)
+                .setVoluntarySwitchOutCount(voluntary).setInvoluntarySwitchOutCount(involuntary)
+                .setWaitReasonCounts(reasons).setWaitReasonBitMap(waitReasonBitMap).setWaitCount(waitCount)
+                .setWaitSumNanos(waitSum).setWaitMinNanos(waited ? waitMin : null).setWaitMaxNanos(waited ? waitMax : null)
+                .setWaitMeanNanos(waited ? (double) waitSum / waitCount : null)
+                .setWaitP50Nanos(quantile(0.50)).setWaitP90Nanos(quantile(0.90)).setWaitP99Nanos(quantile(0.99))
+                .setNewThreadWaitTicksCount(ticksCount).setNewThreadWaitTicksSum(ticksSum)
+                .setNewThreadWaitTicksMax(ticksCount > 0 ? ticksMax : null)
+                .setRunCount(runCount).setRunSumNanos(runSum).setRunMaxNanos(runCount > 0 ? runMax : null)
+                .setPriorityMin(prio ? priorityMin : null).setPriorityMax(prio ? priorityMax : null)
+                .setPriorityMean(prio ? (double) prioritySum / priorityCount : null)
+                .setPriorityHistogram(hist).setPmcDeltas(pmc).setFinal$(isFinal).build();
     }
 }

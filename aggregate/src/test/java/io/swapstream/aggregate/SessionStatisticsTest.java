@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.ContextSwitch;
+import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.decode.KernelEnums;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
@@ -36,51 +37,51 @@ class SessionStatisticsTest {
         st.accept(sw(99, 0, 7, 9, "Waiting", "WrQueue", 8, 1L, null, 49L));     // 7 out at 99 (window 0), run 49
         st.accept(sw(100, 1, 0, null, null, null, 7, 2L, 1L, null));             // 7 in at 100 (window 100): waited 1
         st.accept(sw(250, 1, 7, 11, "Ready", null, 0, null, null, 150L));        // 7 out at 250 (window 200), run 150
-        List<ThreadStats> w = st.windowed(null);
+        List<ThreadStats> w = st.windowed();
         Map<String, ThreadStats> by = new HashMap<>();
-        w.forEach(t -> by.put(t.windowStartNanos() + "/" + t.threadId(), t));
+        w.forEach(t -> by.put(t.getWindowStartNanos() + "/" + t.getThreadId(), t));
         ThreadStats w0 = by.get("0/7");
-        assertEquals(100, w0.windowEndNanos());
-        assertEquals(1, w0.switchInCount());
-        assertEquals(1, w0.switchOutCount());
-        assertEquals(0, w0.waitCount());
-        assertEquals(1, w0.voluntarySwitchOutCount());
-        assertEquals(Map.of("WrQueue", 1L), w0.waitReasonCounts());
-        assertEquals(1L << 15, w0.waitReasonBitMap());
-        assertEquals(49, w0.runSumNanos());
+        assertEquals(100, w0.getWindowEndNanos());
+        assertEquals(1, w0.getSwitchInCount());
+        assertEquals(1, w0.getSwitchOutCount());
+        assertEquals(0, w0.getWaitCount());
+        assertEquals(1, w0.getVoluntarySwitchOutCount());
+        assertEquals(Map.of("WrQueue", 1L), w0.getWaitReasonCounts());
+        assertEquals(1L << 15, w0.getWaitReasonBitMap());
+        assertEquals(49, w0.getRunSumNanos());
         ThreadStats w1 = by.get("100/7");
-        assertEquals(1, w1.switchInCount());
-        assertEquals(0, w1.switchOutCount());
-        assertEquals(1, w1.waitCount());
-        assertEquals(1L, w1.waitMinNanos());
-        assertEquals(1L, w1.waitP99Nanos());
-        assertEquals(2L, w1.newThreadWaitTicksMax());
-        assertNull(w1.priorityMin());
+        assertEquals(1, w1.getSwitchInCount());
+        assertEquals(0, w1.getSwitchOutCount());
+        assertEquals(1, w1.getWaitCount());
+        assertEquals(1L, w1.getWaitMinNanos());
+        assertEquals(1L, w1.getWaitP99Nanos());
+        assertEquals(2L, w1.getNewThreadWaitTicksMax());
+        assertNull(w1.getPriorityMin());
         ThreadStats w2 = by.get("200/7");
-        assertEquals(1, w2.involuntarySwitchOutCount());
-        assertEquals(150L, w2.runMaxNanos());
-        assertEquals(11, w2.priorityMax());
-        assertEquals(1L, w2.priorityHistogram().get(11));
+        assertEquals(1, w2.getInvoluntarySwitchOutCount());
+        assertEquals(150L, w2.getRunMaxNanos());
+        assertEquals(11, w2.getPriorityMax());
+        assertEquals(1L, w2.getPriorityHistogram().get(11));
         ThreadStats t8 = by.get("0/8");
-        assertEquals(1, t8.switchInCount());
+        assertEquals(1, t8.getSwitchInCount());
         assertEquals(4, w.size(), "idle thread 0 is excluded: " + w);
-        ThreadStats whole = st.wholeSession(null).stream().filter(t -> t.threadId() == 7).findFirst().orElseThrow();
-        assertEquals(50, whole.windowStartNanos());
-        assertEquals(250, whole.windowEndNanos());
-        assertEquals(2, whole.switchInCount());
-        assertEquals(2, whole.switchOutCount());
-        assertEquals(199, whole.runSumNanos());
-        assertEquals(10.0, whole.priorityMean());
-        assertEquals(2L, whole.newThreadWaitTicksSum()); // 0 at 50, 2 at 100 (the 1 at 99 is thread 8's)
+        ThreadStats whole = st.wholeSession().stream().filter(t -> t.getThreadId() == 7).findFirst().orElseThrow();
+        assertEquals(50, whole.getWindowStartNanos());
+        assertEquals(250, whole.getWindowEndNanos());
+        assertEquals(2, whole.getSwitchInCount());
+        assertEquals(2, whole.getSwitchOutCount());
+        assertEquals(199, whole.getRunSumNanos());
+        assertEquals(10.0, whole.getPriorityMean());
+        assertEquals(2L, whole.getNewThreadWaitTicksSum()); // 0 at 50, 2 at 100 (the 1 at 99 is thread 8's)
     }
 
     @Test
     void terminatedIsNeitherVoluntaryNorInvoluntary() {
         SessionStatistics st = new SessionStatistics(0);
         st.accept(sw(10, 0, 5, 8, "Terminated", null, 0, null, null, 3L));
-        ThreadStats t = st.wholeSession(null).get(0);
-        assertEquals(1, t.switchOutCount());
-        assertEquals(0, t.voluntarySwitchOutCount() + t.involuntarySwitchOutCount());
+        ThreadStats t = st.wholeSession().get(0);
+        assertEquals(1, t.getSwitchOutCount());
+        assertEquals(0, t.getVoluntarySwitchOutCount() + t.getInvoluntarySwitchOutCount());
     }
 
     /** Whole-session statistics of a generated trace against a direct computation over its switch list. */
@@ -92,7 +93,7 @@ class SessionStatisticsTest {
         List<ContextSwitch> all = new ArrayList<>();
         SessionStatistics st = new SessionStatistics(0);
         SessionDecoder.decodeFile(f, "h", null, s -> { all.add(s); st.accept(s); }, null);
-        List<ThreadStats> stats = st.wholeSession(null);
+        List<ThreadStats> stats = st.wholeSession();
         assertTrue(stats.size() > 20);
         Map<Integer, long[]> lastPmc = new HashMap<>();
         Map<Integer, long[]> pmcSum = new HashMap<>();
@@ -105,7 +106,7 @@ class SessionStatisticsTest {
             }
         }
         for (ThreadStats t : stats) {
-            int tid = t.threadId();
+            int tid = t.getThreadId();
             List<Long> waits = new ArrayList<>();
             long in = 0, out = 0, vol = 0, invol = 0, runs = 0, runSum = 0, runMax = Long.MIN_VALUE, ticksN = 0, ticksSum = 0;
             long bitmap = 0, prioN = 0, prioSum = 0;
@@ -138,32 +139,32 @@ class SessionStatisticsTest {
                 }
             }
             String at = "tid " + tid;
-            assertEquals(in, t.switchInCount(), at);
-            assertEquals(out, t.switchOutCount(), at);
-            assertEquals(vol, t.voluntarySwitchOutCount(), at);
-            assertEquals(invol, t.involuntarySwitchOutCount(), at);
-            assertEquals(reasons, t.waitReasonCounts(), at);
-            assertEquals(bitmap, t.waitReasonBitMap(), at);
-            assertEquals(first, t.windowStartNanos(), at);
-            assertEquals(last, t.windowEndNanos(), at);
-            assertEquals(waits.size(), t.waitCount(), at);
-            assertEquals(waits.stream().mapToLong(Long::longValue).sum(), t.waitSumNanos(), at);
-            assertEquals(ticksN, t.newThreadWaitTicksCount(), at);
-            assertEquals(ticksSum, t.newThreadWaitTicksSum(), at);
-            assertEquals(runs, t.runCount(), at);
-            assertEquals(runSum, t.runSumNanos(), at);
-            if (runs > 0) assertEquals(runMax, t.runMaxNanos(), at);
-            if (prioN > 0) assertEquals((double) prioSum / prioN, t.priorityMean(), 1e-9, at);
-            for (int p = 0; p < 32; p++) assertEquals(hist[p], t.priorityHistogram().get(p), at);
+            assertEquals(in, t.getSwitchInCount(), at);
+            assertEquals(out, t.getSwitchOutCount(), at);
+            assertEquals(vol, t.getVoluntarySwitchOutCount(), at);
+            assertEquals(invol, t.getInvoluntarySwitchOutCount(), at);
+            assertEquals(reasons, t.getWaitReasonCounts(), at);
+            assertEquals(bitmap, t.getWaitReasonBitMap(), at);
+            assertEquals(first, t.getWindowStartNanos(), at);
+            assertEquals(last, t.getWindowEndNanos(), at);
+            assertEquals(waits.size(), t.getWaitCount(), at);
+            assertEquals(waits.stream().mapToLong(Long::longValue).sum(), t.getWaitSumNanos(), at);
+            assertEquals(ticksN, t.getNewThreadWaitTicksCount(), at);
+            assertEquals(ticksSum, t.getNewThreadWaitTicksSum(), at);
+            assertEquals(runs, t.getRunCount(), at);
+            assertEquals(runSum, t.getRunSumNanos(), at);
+            if (runs > 0) assertEquals(runMax, t.getRunMaxNanos(), at);
+            if (prioN > 0) assertEquals((double) prioSum / prioN, t.getPriorityMean(), 1e-9, at);
+            for (int p = 0; p < 32; p++) assertEquals(hist[p], t.getPriorityHistogram().get(p), at);
             long[] pmc = pmcSum.get(tid);
-            if (pmc != null) assertEquals(List.of(pmc[0], pmc[1]), t.pmcDeltas(), at);
+            if (pmc != null) assertEquals(List.of(pmc[0], pmc[1]), t.getPmcDeltas(), at);
             if (!waits.isEmpty()) {
                 waits.sort(null);
-                assertEquals(waits.get(0), t.waitMinNanos(), at);
-                assertEquals(waits.get(waits.size() - 1), t.waitMaxNanos(), at);
-                assertWithinOnePercent(waits, 0.50, t.waitP50Nanos(), at);
-                assertWithinOnePercent(waits, 0.90, t.waitP90Nanos(), at);
-                assertWithinOnePercent(waits, 0.99, t.waitP99Nanos(), at);
+                assertEquals(waits.get(0), t.getWaitMinNanos(), at);
+                assertEquals(waits.get(waits.size() - 1), t.getWaitMaxNanos(), at);
+                assertWithinOnePercent(waits, 0.50, t.getWaitP50Nanos(), at);
+                assertWithinOnePercent(waits, 0.90, t.getWaitP90Nanos(), at);
+                assertWithinOnePercent(waits, 0.99, t.getWaitP99Nanos(), at);
             }
         }
     }
@@ -186,8 +187,8 @@ class SessionStatisticsTest {
         long startNanos = (o.startTimeFileTime() - 116444736000000000L) * 100;
         java.util.function.LongUnaryOperator nanos = ts -> startNanos + (ts - TraceGenerator.TS0) * 100;
         List<ScheduleRecorder.Switch> truth = decided.inTimeOrder();
-        assertSameStatistics(direct(truth, 0, nanos), whole.wholeSession(null), 0);
-        assertSameStatistics(direct(truth, window, nanos), windowed.windowed(null), window);
+        assertSameStatistics(direct(truth, 0, nanos), whole.wholeSession(), 0);
+        assertSameStatistics(direct(truth, window, nanos), windowed.windowed(), window);
     }
 
     /** Per thread and window: in, out, voluntary, involuntary, waits n/sum/min/max, runs n/sum/max, priority min/max. */
@@ -231,17 +232,17 @@ class SessionStatisticsTest {
     static void assertSameStatistics(Map<String, long[]> expected, List<ThreadStats> got, long window) {
         assertEquals(expected.size(), got.size());
         for (ThreadStats t : got) {
-            String key = t.threadId() + (window > 0 ? "/" + t.windowStartNanos() : "");
+            String key = t.getThreadId() + (window > 0 ? "/" + t.getWindowStartNanos() : "");
             long[] e = expected.get(key);
             assertTrue(e != null, key);
-            long[] g = {t.switchInCount(), t.switchOutCount(), t.voluntarySwitchOutCount(), t.involuntarySwitchOutCount(),
-                t.waitCount(), t.waitSumNanos(), t.waitMinNanos() == null ? Long.MAX_VALUE : t.waitMinNanos(),
-                t.waitMaxNanos() == null ? Long.MIN_VALUE : t.waitMaxNanos(), t.runCount(), t.runSumNanos(),
-                t.runMaxNanos() == null ? Long.MIN_VALUE : t.runMaxNanos(),
-                t.priorityMin() == null ? Long.MAX_VALUE : t.priorityMin(), t.priorityMax() == null ? Long.MIN_VALUE : t.priorityMax()};
+            long[] g = {t.getSwitchInCount(), t.getSwitchOutCount(), t.getVoluntarySwitchOutCount(), t.getInvoluntarySwitchOutCount(),
+                t.getWaitCount(), t.getWaitSumNanos(), t.getWaitMinNanos() == null ? Long.MAX_VALUE : t.getWaitMinNanos(),
+                t.getWaitMaxNanos() == null ? Long.MIN_VALUE : t.getWaitMaxNanos(), t.getRunCount(), t.getRunSumNanos(),
+                t.getRunMaxNanos() == null ? Long.MIN_VALUE : t.getRunMaxNanos(),
+                t.getPriorityMin() == null ? Long.MAX_VALUE : t.getPriorityMin(), t.getPriorityMax() == null ? Long.MIN_VALUE : t.getPriorityMax()};
             assertEquals(java.util.Arrays.toString(e), java.util.Arrays.toString(g), key);
-            for (Long v : new Long[] {t.waitMinNanos(), t.waitMaxNanos(), t.waitP50Nanos(), t.waitP90Nanos(), t.waitP99Nanos(),
-                t.runMaxNanos(), t.waitSumNanos(), t.runSumNanos()}) {
+            for (Long v : new Long[] {t.getWaitMinNanos(), t.getWaitMaxNanos(), t.getWaitP50Nanos(), t.getWaitP90Nanos(), t.getWaitP99Nanos(),
+                t.getRunMaxNanos(), t.getWaitSumNanos(), t.getRunSumNanos()}) {
                 assertTrue(v == null || v >= 0, key + ": a negative duration in " + t);
             }
         }

@@ -52,7 +52,7 @@ public class ExpansionBenchmark {
     @OperationsPerInvocation(SWITCHES)
     public void expand(Blackhole bh) throws IOException {
         try (EtlReader r = EtlReader.of("bench", bytes.duplicate())) {
-            SessionDecoder.decode(r, "h", null, bh::consume, null);
+            SessionDecoder.decodeBatches(r, "h", null, bh::consume, null);
         }
     }
 }

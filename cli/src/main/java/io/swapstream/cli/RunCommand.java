@@ -1,8 +1,7 @@
 package io.swapstream.cli;
 
-import io.swapstream.aggregate.ThreadStats;
 import io.swapstream.aggregate.streams.AggregateTopology;
-import io.swapstream.aggregate.streams.ThreadStatsRecords;
+import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.BufferPublisher;
@@ -139,7 +138,7 @@ final class RunCommand implements Callable<Integer> {
                 ReadOnlyKeyValueStore<String, byte[]> progress = streams.store(
                         StoreQueryParameters.fromNameAndType(DecodeTopology.PROGRESS_STORE, QueryableStoreTypes.keyValueStore()));
                 byte[] p = progress.get(session);
-                if (p != null && DecodeTopology.isDone(p)) return;
+                if (DecodeTopology.hasEnded(p)) return;
             } catch (InvalidStateStoreException e) {
                 // rebalancing or still starting: ask again
             }
@@ -161,9 +160,9 @@ final class RunCommand implements Callable<Integer> {
     private long awaitDone(KafkaStreams streams, String session, long since, long timeoutMs) throws InterruptedException {
         while (true) {
             try {
-                ReadOnlyKeyValueStore<String, Long> done = streams.store(
-                        StoreQueryParameters.fromNameAndType(AggregateTopology.DONE_STORE, QueryableStoreTypes.keyValueStore()));
-                Long n = done.get(session);
+                ReadOnlyKeyValueStore<String, byte[]> sessions = streams.store(
+                        StoreQueryParameters.fromNameAndType(AggregateTopology.SESSIONS_STORE, QueryableStoreTypes.keyValueStore()));
+                Long n = AggregateTopology.finishedSwitches(sessions.get(session));
                 if (n != null) return n;
             } catch (InvalidStateStoreException e) {
                 // rebalancing or still starting: ask again
@@ -175,18 +174,18 @@ final class RunCommand implements Callable<Integer> {
 
     /** The session's latest statistics: whole-session rows, or the windowed ones. */
     private static List<ThreadStats> statistics(KafkaStreams streams, String session, boolean windowed) {
-        ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadStats> store = streams.store(
+        ReadOnlyKeyValueStore<String, ThreadStats> store = streams.store(
                 StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
         List<ThreadStats> out = new ArrayList<>();
-        try (KeyValueIterator<String, io.swapstream.schemas.avro.ThreadStats> it = store.prefixScan(session + "/",
+        try (KeyValueIterator<String, ThreadStats> it = store.prefixScan(session + "/",
                 new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
-                KeyValue<String, io.swapstream.schemas.avro.ThreadStats> kv = it.next();
-                if (kv.key.split("/").length == (windowed ? 3 : 2)) out.add(ThreadStatsRecords.of(kv.value));
+                KeyValue<String, ThreadStats> kv = it.next();
+                if (kv.key.split("/").length == (windowed ? 3 : 2)) out.add(kv.value);
             }
         }
-        out.sort(Comparator.comparing(ThreadStats::session).thenComparingInt(ThreadStats::threadId)
-                .thenComparingLong(ThreadStats::windowStartNanos));
+        out.sort(Comparator.comparing((ThreadStats t) -> t.getSession().toString()).thenComparingInt(ThreadStats::getThreadId)
+                .thenComparingLong(ThreadStats::getWindowStartNanos));
         return out;
     }
 

@@ -1,8 +1,9 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.aggregate.ThreadStats;
+import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.schemas.avro.ThreadStats;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -41,15 +42,14 @@ final class StatsCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long windowNanos = window == null ? 0 : Options.positiveDuration("--window", window);
         if (top != null) Options.atLeast("--top", top, 1);
-        if (!ThreadStats.SORTABLE.contains(by)) {
-            throw new UserInputException("--by: cannot sort by '" + by + "'; one of " + ThreadStats.SORTABLE);
+        if (!ThreadStatsFields.SORTABLE.contains(by)) {
+            throw new UserInputException("--by: cannot sort by '" + by + "'; one of " + ThreadStatsFields.SORTABLE);
         }
         Integer override = Options.maxWaitReason(maxWaitReason);
         Options.traceFiles(List.of(file));
         SessionStatistics stats = new SessionStatistics(windowNanos);
-        SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), override, stats::accept, null);
-        List<ThreadStats> rows = windowNanos > 0 ? stats.windowed(d.directory()::thread)
-                : stats.wholeSession(d.directory()::thread);
+        SessionDecoder d = SessionDecoder.decodeBatches(file, Options.host(host, file), override, stats::accept, null);
+        List<ThreadStats> rows = windowNanos > 0 ? stats.windowed() : stats.wholeSession();
         if (top != null || format == Format.table) rows = StatsTable.ranked(rows, by, top);
         PrintWriter out = spec.commandLine().getOut();
         StatsTable.write(out, rows, format == Format.jsonl, windowNanos > 0);

@@ -1,7 +1,8 @@
 package io.swapstream.cli;
 
-import io.swapstream.aggregate.ThreadStats;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.serde.AvroJson;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -17,8 +18,8 @@ final class StatsTable {
     /** Highest {@code by} first (then window, then TID); the first {@code top} when given. */
     static List<ThreadStats> ranked(List<ThreadStats> rows, String by, Integer top) {
         List<ThreadStats> sorted = new ArrayList<>(rows);
-        sorted.sort(Comparator.comparingDouble((ThreadStats t) -> t.sortValue(by)).reversed()
-                .thenComparingLong(ThreadStats::windowStartNanos).thenComparingInt(ThreadStats::threadId));
+        sorted.sort(Comparator.comparingDouble((ThreadStats t) -> ThreadStatsFields.sortValue(t, by)).reversed()
+                .thenComparingLong(ThreadStats::getWindowStartNanos).thenComparingInt(ThreadStats::getThreadId));
         return top != null && sorted.size() > top ? sorted.subList(0, top) : sorted;
     }
 
@@ -27,8 +28,7 @@ final class StatsTable {
             print(out, rows, windowed);
             return;
         }
-        ObjectMapper json = new ObjectMapper();
-        for (ThreadStats t : rows) out.println(json.writeValueAsString(t));
+        for (ThreadStats t : rows) out.println(AvroJson.toJson(t));
     }
 
     static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {
@@ -37,16 +37,16 @@ final class StatsTable {
                 "wait.p50", "wait.p90", "wait.p99", "wait.max", "run.sum", "prio", "vol%", "top wait reason");
         out.println(head);
         for (ThreadStats t : rows) {
-            String reason = t.waitReasonCounts().entrySet().stream().max(Map.Entry.comparingByValue())
+            String reason = t.getWaitReasonCounts().entrySet().stream().max(Map.Entry.comparingByValue())
                     .map(e -> e.getKey() + " (" + e.getValue() + ")").orElse("-");
-            long outs = t.switchOutCount();
+            long outs = t.getSwitchOutCount();
             out.println(String.format("%s%-7d %-6s %-18s %-12s %7d %7d %10s %10s %10s %10s %10s %9s %-6s %s",
-                    windowed ? String.format("%-24s ", Instant.ofEpochSecond(0, t.windowStartNanos())) : "",
-                    t.threadId(), t.processId() == null ? "-" : t.processId(), cut(t.processName(), 18), cut(t.threadName(), 12),
-                    t.switchInCount(), outs, us(t.waitP50Nanos()), us(t.waitP90Nanos()), us(t.waitP99Nanos()),
-                    us(t.waitMaxNanos()), us(t.runSumNanos()),
-                    t.priorityMin() == null ? "-" : t.priorityMin() + "-" + t.priorityMax(),
-                    outs == 0 ? "-" : String.valueOf(Math.round(100.0 * t.voluntarySwitchOutCount() / outs)), reason));
+                    windowed ? String.format("%-24s ", Instant.ofEpochSecond(0, t.getWindowStartNanos())) : "",
+                    t.getThreadId(), t.getProcessId() == null ? "-" : t.getProcessId(), cut(t.getProcessName(), 18),
+                    cut(t.getThreadName(), 12), t.getSwitchInCount(), outs, us(t.getWaitP50Nanos()), us(t.getWaitP90Nanos()),
+                    us(t.getWaitP99Nanos()), us(t.getWaitMaxNanos()), us(t.getRunSumNanos()),
+                    t.getPriorityMin() == null ? "-" : t.getPriorityMin() + "-" + t.getPriorityMax(),
+                    outs == 0 ? "-" : String.valueOf(Math.round(100.0 * t.getVoluntarySwitchOutCount() / outs)), reason));
         }
         out.println("(times in microseconds)");
     }

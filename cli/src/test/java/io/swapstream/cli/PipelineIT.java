@@ -5,13 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.aggregate.ThreadStats;
-import io.swapstream.aggregate.streams.ThreadStatsRecords;
+import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.FileInventory;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -82,11 +81,17 @@ class PipelineIT {
         return out;
     }
 
-    static final SingleObjectAvroSerde<io.swapstream.schemas.avro.ContextSwitch> SWITCHES =
-            new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class);
+    static final SwitchBatchSerde BATCHES = new SwitchBatchSerde();
     static final SingleObjectAvroSerde<io.swapstream.schemas.avro.ThreadStats> STATS =
             new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class);
     static final SingleObjectAvroSerde<TraceSession> SESSIONS = new SingleObjectAvroSerde<>(TraceSession.class);
+
+    /** Switches in batch records. */
+    static long rows(List<ConsumerRecord<String, byte[]>> batches) {
+        long n = 0;
+        for (ConsumerRecord<String, byte[]> r : batches) n += BATCHES.deserialize("t", r.value()).count();
+        return n;
+    }
 
     /** The record that ended each of {@code sessions}. */
     Map<String, TraceSession> completed(KafkaBroker.Bootstrap kafka, List<String> sessions) {
@@ -117,28 +122,28 @@ class PipelineIT {
             assertTrue(done.get(s1).getComplete() && done.get(s2).getComplete());
             assertEquals(0, done.get(s1).getDeadLetters() + done.get(s2).getDeadLetters());
             long total = done.get(s1).getSwitchCount() + done.get(s2).getSwitchCount();
-            List<ConsumerRecord<String, byte[]>> switches = read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() >= total);
+            List<ConsumerRecord<String, byte[]>> switches = read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) >= total);
             for (Map.Entry<String, Path> e : Map.of(s1, cs, s2, cc).entrySet()) {
                 String host = e.getKey().substring(0, e.getKey().indexOf(':'));
                 List<ContextSwitch> offline = new ArrayList<>();
                 SessionStatistics stats = new SessionStatistics(0);
-                SessionDecoder d = SessionDecoder.decodeFile(e.getValue(), host, null, s -> { offline.add(s); stats.accept(s); }, null);
+                SessionDecoder d = SessionDecoder.decodeBatches(e.getValue(), host, null, b -> { offline.addAll(b.rows()); stats.accept(b); }, null);
                 List<ContextSwitch> online = switches.stream().filter(r -> r.key().equals(e.getKey()))
-                        .map(r -> AvroRecords.of(SWITCHES.deserialize("t", r.value()))).toList();
+                        .flatMap(r -> BATCHES.deserialize("t", r.value()).rows().stream()).toList();
                 assertEquals(offline, online, "switches of " + e.getKey());
                 for (int i = 1; i < online.size(); i++) assertTrue(online.get(i - 1).timestamp() <= online.get(i).timestamp());
                 assertEquals(0, d.counters().emittedOutOfOrder + d.counters().lateEvents);
-                List<ThreadStats> expected = stats.wholeSession(d.directory()::thread);
+                List<ThreadStats> expected = stats.wholeSession();
                 Map<String, ThreadStats> latest = new HashMap<>();
                 read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {
                     latest.clear();
                     for (ConsumerRecord<String, byte[]> r : rs) {
-                        if (r.key().startsWith(e.getKey() + "/")) latest.put(r.key(), ThreadStatsRecords.of(STATS.deserialize("t", r.value())));
+                        if (r.key().startsWith(e.getKey() + "/")) latest.put(r.key(), STATS.deserialize("t", r.value()));
                     }
                     return latest.size() >= expected.size()
-                            && expected.stream().allMatch(t -> t.equals(latest.get(e.getKey() + "/" + t.threadId())));
+                            && expected.stream().allMatch(t -> t.equals(latest.get(e.getKey() + "/" + t.getThreadId())));
                 });
-                for (ThreadStats t : expected) assertEquals(t, latest.get(e.getKey() + "/" + t.threadId()));
+                for (ThreadStats t : expected) assertEquals(t, latest.get(e.getKey() + "/" + t.getThreadId()));
                 assertEquals(offline.size(), done.get(e.getKey()).getSwitchCount());
             }
         }
@@ -194,8 +199,8 @@ class PipelineIT {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("compact"), 0x28);
         List<ContextSwitch> expected = new ArrayList<>();
         SessionStatistics offlineStats = new SessionStatistics(0);
-        SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, s -> { expected.add(s); offlineStats.accept(s); }, null);
-        List<ThreadStats> expectedStats = offlineStats.wholeSession(offline.directory()::thread);
+        SessionDecoder.decodeBatches(f, "h", null, b -> { expected.addAll(b.rows()); offlineStats.accept(b); }, null);
+        List<ThreadStats> expectedStats = offlineStats.wholeSession();
         byte[] b = Files.readAllBytes(f);
         int size = 64 * 1024;
         int buffers = b.length / size;
@@ -222,7 +227,7 @@ class PipelineIT {
             try (Pipeline p = start(kafka)) {
                 for (int i = 0; i < buffers / 2; i++) send.accept(i);
                 producer.flush();
-                read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() > 1000);
+                read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) > 1000);
             }
             Directories.deleteTree(dir.resolve("state"));
             try (Pipeline p = start(kafka)) {
@@ -233,15 +238,15 @@ class PipelineIT {
                 producer.flush();
                 TraceSession done = completed(kafka, List.of(session)).get(session);
                 assertEquals(expected.size(), done.getSwitchCount());
-                List<ContextSwitch> online = read(kafka, SwapstreamConfig.CONTEXT_SWITCHES, rs -> rs.size() >= expected.size())
-                        .stream().map(r -> AvroRecords.of(SWITCHES.deserialize("t", r.value()))).toList();
+                List<ContextSwitch> online = read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) >= expected.size())
+                        .stream().flatMap(r -> BATCHES.deserialize("t", r.value()).rows().stream()).toList();
                 assertEquals(expected, online);
                 // the aggregate stage restarted with its local state gone too: its accumulators came back from the changelog
                 Map<String, ThreadStats> latest = new HashMap<>();
                 read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {
                     latest.clear();
-                    for (ConsumerRecord<String, byte[]> r : rs) latest.put(r.key(), ThreadStatsRecords.of(STATS.deserialize("t", r.value())));
-                    return expectedStats.stream().allMatch(t -> t.equals(latest.get(session + "/" + t.threadId())));
+                    for (ConsumerRecord<String, byte[]> r : rs) latest.put(r.key(), STATS.deserialize("t", r.value()));
+                    return expectedStats.stream().allMatch(t -> t.equals(latest.get(session + "/" + t.getThreadId())));
                 });
             }
         }

@@ -30,6 +30,34 @@ public final class ExpansionCounters {
     public long threadEvents;
     public long processEvents;
 
+    void write(java.io.DataOutput o) throws java.io.IOException {
+        for (long v : values()) o.writeLong(v);
+    }
+
+    void read(java.io.DataInput in) throws java.io.IOException {
+        switches = in.readLong();
+        cswitchEvents = in.readLong();
+        compactBatches = in.readLong();
+        idlePackets = in.readLong();
+        litePackets = in.readLong();
+        fullPackets = in.readLong();
+        oldThreadNotLastSwitchedIn = in.readLong();
+        emptyTidTableSlot = in.readLong();
+        emittedOutOfOrder = in.readLong();
+        lateEvents = in.readLong();
+        switchesBeforeNewThreadKnown = in.readLong();
+        queueLimitForced = in.readLong();
+        peakQueued = in.readLong();
+        lastSwitchWithoutNewThread = in.readLong();
+        threadEvents = in.readLong();
+        processEvents = in.readLong();
+    }
+
+    /** The counters in {@link #toMap} order, which {@link #read} reads back. */
+    private long[] values() {
+        return toMap().values().stream().mapToLong(Long::longValue).toArray();
+    }
+
     public Map<String, Long> toMap() {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("switches", switches);

@@ -55,7 +55,7 @@ public final class FileInventory implements TraceEventHandler {
         this.source = source;
         this.maximumWaitReasonOverride = maximumWaitReasonOverride;
         java.util.Arrays.fill(lastEventTs, Long.MIN_VALUE);
-        this.expansion = new SessionDecoder("inspect", maximumWaitReasonOverride, s -> { }, null);
+        this.expansion = new SessionDecoder("inspect", maximumWaitReasonOverride, b -> { }, null, SwitchExpander.DEFAULT_BATCH_ROWS);
     }
 
     /** Walks every buffer and event of {@code file}. */

@@ -7,46 +7,71 @@ import io.swapstream.schemas.etw.LogfileHeader;
 import io.swapstream.schemas.etw.LoggerTiming;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
 /**
  * Decodes one session buffer by buffer: the first buffer's logfile header sets the clock and
- * MaximumWaitReason, every event goes to a {@link SwitchExpander}. Serves the offline commands (a
- * file) and the decode stream (one raw buffer per record) alike.
+ * MaximumWaitReason, every event goes to a {@link SwitchExpander}, and the switches come out as
+ * {@link SwitchBatch}es, the rows of each buffer handed over by the end of it. Serves the offline
+ * commands (a file) and the decode stream (one raw buffer per record) alike; its whole state is a
+ * {@link #checkpoint()}, so the stream continues after a restart without the buffers before it.
  */
 public final class SessionDecoder {
+    /** The checkpoint format; a reader refuses others. */
+    static final int CHECKPOINT_VERSION = 1;
+
     private final String host;
     private final Integer maximumWaitReasonOverride;
-    private final Consumer<ContextSwitch> switches;
+    private final Consumer<SwitchBatch> batches;
     private final Consumer<ThreadInfo> threads;
+    private final int batchRows;
+    private LogfileHeader header;
     private TraceSession session;
     private SwitchExpander expander;
     private BufferDecoder current;
     private long currentOffset;
     private String source;
 
-    public SessionDecoder(String host, Integer maximumWaitReasonOverride, Consumer<ContextSwitch> switches,
-                          Consumer<ThreadInfo> threads) {
+    /**
+     * @param batches takes the switches, a batch at a time (reused: copy what you keep)
+     * @param threads takes each thread event's info in time order; may be null
+     */
+    public SessionDecoder(String host, Integer maximumWaitReasonOverride, Consumer<SwitchBatch> batches,
+                          Consumer<ThreadInfo> threads, int batchRows) {
         this.host = host;
         this.maximumWaitReasonOverride = maximumWaitReasonOverride;
-        this.switches = switches;
+        this.batches = batches;
         this.threads = threads;
+        this.batchRows = batchRows;
     }
 
-    /** Decodes a whole file; returns the session. */
+    /** Decodes a whole file into rows: for printing and tests. */
     public static SessionDecoder decodeFile(Path file, String host, Integer maximumWaitReasonOverride,
                                             Consumer<ContextSwitch> switches, Consumer<ThreadInfo> threads) throws IOException {
+        return decodeBatches(file, host, maximumWaitReasonOverride, b -> {
+            for (int i = 0; i < b.count(); i++) switches.accept(b.row(i));
+        }, threads);
+    }
+
+    /** Decodes a whole file into batches. */
+    public static SessionDecoder decodeBatches(Path file, String host, Integer maximumWaitReasonOverride,
+                                               Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads) throws IOException {
         try (EtlReader r = EtlReader.open(file)) {
-            return decode(r, host, maximumWaitReasonOverride, switches, threads);
+            return decodeBatches(r, host, maximumWaitReasonOverride, batches, threads);
         }
     }
 
-    /** Decodes every buffer {@code reader} has left, then ends the session. */
-    public static SessionDecoder decode(EtlReader reader, String host, Integer maximumWaitReasonOverride,
-                                        Consumer<ContextSwitch> switches, Consumer<ThreadInfo> threads) throws IOException {
-        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, switches, threads);
+    /** Decodes every buffer {@code reader} has left into batches, then ends the session. */
+    public static SessionDecoder decodeBatches(EtlReader reader, String host, Integer maximumWaitReasonOverride,
+                                               Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads) throws IOException {
+        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, SwitchExpander.DEFAULT_BATCH_ROWS);
         while (reader.next()) d.onBuffer(reader.decoder(), reader.bufferOffset(), reader.source());
         d.finish();
         return d;
@@ -55,10 +80,11 @@ public final class SessionDecoder {
     /** The session, known once the header buffer has been read. */
     public TraceSession session() { return session; }
     public ExpansionCounters counters() { return expander == null ? new ExpansionCounters() : expander.counters(); }
-    public ThreadDirectory directory() { return expander == null ? new ThreadDirectory(null) : expander.directory(); }
+    /** Items waiting in the time-ordered merge. */
+    public int queued() { return expander == null ? 0 : expander.queued(); }
 
     /**
-     * Takes the buffer loaded in {@code decoder}.
+     * Takes the buffer loaded in {@code decoder}; its switches are handed over before this returns.
      *
      * @throws EtlFormatException for a malformed event, located in the source
      */
@@ -67,6 +93,7 @@ public final class SessionDecoder {
         this.currentOffset = bufferOffset;
         this.source = source;
         decoder.walk(this::onEvent);
+        if (expander != null) expander.flush();
     }
 
     private void onEvent(TraceEvent ev) {
@@ -74,7 +101,7 @@ public final class SessionDecoder {
             if (!LogfileHeader.isHeaderEvent(ev)) {
                 throw current.error(ev.offset(), "the session does not start with a logfile header event");
             }
-            start(ev);
+            start(LogfileHeader.parse(ev, current), ev);
             return;
         }
         try {
@@ -84,8 +111,7 @@ public final class SessionDecoder {
         }
     }
 
-    private void start(TraceEvent ev) {
-        LogfileHeader h = LogfileHeader.parse(ev, current);
+    private void start(LogfileHeader h, TraceEvent ev) {
         SessionClock clock;
         try {
             clock = SessionClock.of(h);
@@ -93,10 +119,17 @@ public final class SessionDecoder {
             throw new EtlFormatException(source, currentOffset + ev.payloadOffset()
                     + LogfileHeader.clockTypeOffset(ev.pointerSize()), e.getMessage());
         }
+        begin(h, clock);
+    }
+
+    private void begin(LogfileHeader h, SessionClock clock) {
+        header = h;
         int max = maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(h.build());
         session = TraceSession.of(host, h, max);
         expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(),
-                LoggerTiming.maxWriteDelayTicks(h.timerResolution(), clock.ticksPerSecond()), switches, threads);
+                LoggerTiming.maxWriteDelayTicks(h.timerResolution(), clock.ticksPerSecond()),
+                LoggerTiming.maxEventWriteDelayTicks(clock.ticksPerSecond()), batches, threads, batchRows,
+                SwitchExpander.DEFAULT_MAX_QUEUED);
     }
 
     /**
@@ -125,8 +158,48 @@ public final class SessionDecoder {
         });
     }
 
-    /** Ends the session, flushing every processor's last switch. */
+    /** Ends the session: every processor's last switch, and every row, is handed over. */
     public void finish() {
         if (expander != null) expander.finish();
+    }
+
+    /**
+     * Everything this decoder holds, as bytes (versioned): the logfile header, the merge's lanes
+     * and queue, the thread table, counters. Bounded by processors, live threads and what the
+     * merge waits for, never by the length of the trace.
+     */
+    public byte[] checkpoint() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4096);
+        try (DataOutputStream o = new DataOutputStream(bytes)) {
+            o.writeByte(CHECKPOINT_VERSION);
+            o.writeBoolean(header != null);
+            if (header != null) {
+                header.write(o);
+                expander.writeState(o);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** A decoder that continues from {@code checkpoint}, handing its output to the given consumers. */
+    public static SessionDecoder restore(byte[] checkpoint, String host, Integer maximumWaitReasonOverride,
+                                         Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads, int batchRows) {
+        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows);
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(checkpoint))) {
+            int version = in.readUnsignedByte();
+            if (version != CHECKPOINT_VERSION) {
+                throw new IllegalStateException("decoder checkpoint version " + version + " is not " + CHECKPOINT_VERSION);
+            }
+            if (in.readBoolean()) {
+                LogfileHeader h = LogfileHeader.read(in);
+                d.begin(h, SessionClock.of(h));
+                d.expander.readState(in);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return d;
     }
 }

@@ -3,13 +3,14 @@ package io.swapstream.decode;
 import io.swapstream.schemas.etw.LoggerTiming;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.Consumer;
@@ -49,12 +50,19 @@ public final class SwitchExpander {
     private final String host;
     private final SessionClock clock;
     private final int maximumWaitReason;
-    private final Consumer<ContextSwitch> out;
+    private final Consumer<SwitchBatch> out;
     private final Consumer<ThreadInfo> threadsOut;
+    private final SwitchBatch batch;
+    private final int batchRows;
     private final ThreadDirectory directory;
     private final ExpansionCounters counters = new ExpansionCounters();
     private final int maxQueued;
-    private long maxWriteDelay;
+    /** The logger's bound when batches may be open ({@link LoggerTiming#maxWriteDelayTicks}). */
+    private final long batchWriteDelay;
+    /** The bound once the session shows it writes CSwitch events, not batches. */
+    private final long eventWriteDelay;
+    /** How late items actually came: the bound grows to twice that when the logger breaks it. */
+    private long observedDelay;
     private final PriorityQueue<Item> queue = new PriorityQueue<>(TIME_ORDER);
     private final ArrayDeque<Item> free = new ArrayDeque<>();
     private final Map<Integer, Long> lastSwitchOutNanos = new HashMap<>();
@@ -77,7 +85,7 @@ public final class SwitchExpander {
         long seq;
         boolean complete;
         boolean newThreadUnnamed;
-        String source;
+        int source;
         int oldTid;
         int oldPriority;
         int oldState;
@@ -93,7 +101,7 @@ public final class SwitchExpander {
         void clear() {
             complete = false;
             newThreadUnnamed = false;
-            source = null;
+            source = 0;
             oldTid = 0;
             oldPriority = -1;
             oldState = -1;
@@ -125,33 +133,182 @@ public final class SwitchExpander {
         }
     }
 
-    public SwitchExpander(String session, String host, SessionClock clock, int maximumWaitReason, int processors,
-                          long maxWriteDelay, Consumer<ContextSwitch> out, Consumer<ThreadInfo> threadsOut) {
-        this(session, host, clock, maximumWaitReason, processors, maxWriteDelay, out, threadsOut, DEFAULT_MAX_QUEUED);
-    }
+    /** Rows of a full batch, when the caller does not say. */
+    public static final int DEFAULT_BATCH_ROWS = 4096;
 
     /**
-     * @param maxWriteDelay session clock ticks within which the logger writes every event
-     *                      ({@link LoggerTiming#maxWriteDelayTicks}); {@link Long#MAX_VALUE} waits
-     *                      for silent processors until the end of the session
+     * @param batchWriteDelay session clock ticks within which the logger writes every event when
+     *                      batches may be open ({@link LoggerTiming#maxWriteDelayTicks});
+     *                      {@link Long#MAX_VALUE} waits for silent processors until the session ends
+     * @param eventWriteDelay the same for a session of CSwitch events ({@link LoggerTiming#maxEventWriteDelayTicks})
+     * @param out           takes each full batch (and the rest at {@link #flush}); the batch is reused
+     * @param threadsOut    takes each thread event's updated info, in time order; may be null
+     * @param batchRows     rows in a full batch
      */
     public SwitchExpander(String session, String host, SessionClock clock, int maximumWaitReason, int processors,
-                          long maxWriteDelay, Consumer<ContextSwitch> out, Consumer<ThreadInfo> threadsOut, int maxQueued) {
+                          long batchWriteDelay, long eventWriteDelay, Consumer<SwitchBatch> out, Consumer<ThreadInfo> threadsOut, int batchRows,
+                          int maxQueued) {
         this.session = session;
         this.host = host;
         this.clock = clock;
         this.maximumWaitReason = maximumWaitReason;
         this.out = out;
         this.threadsOut = threadsOut;
+        this.batchRows = batchRows;
+        this.batch = new SwitchBatch(batchRows).reset(session, host);
         this.directory = new ThreadDirectory(session);
         this.maxQueued = maxQueued;
-        this.maxWriteDelay = maxWriteDelay;
+        this.batchWriteDelay = batchWriteDelay;
+        this.eventWriteDelay = eventWriteDelay;
         this.lanes = new Lane[Math.max(1, processors)];
         for (int i = 0; i < lanes.length; i++) lanes[i] = new Lane(i);
     }
 
     public ExpansionCounters counters() { return counters; }
     public ThreadDirectory directory() { return directory; }
+
+    /** Items waiting in the merge now. */
+    public int queued() { return queue.size(); }
+
+    /** Writes the expander's whole state, for {@link #readState}; rows must have been flushed. */
+    void writeState(DataOutput o) throws IOException {
+        if (!batch.isEmpty()) throw new IllegalStateException("flush the rows before a checkpoint");
+        o.writeInt(lanes.length);
+        for (Lane l : lanes) {
+            o.writeLong(l.eventTs);
+            o.writeLong(l.packetTs);
+            o.writeLong(l.pending == null ? -1 : l.pending.seq);
+            o.writeInt(l.currentTid);
+            o.writeLong(l.currentSinceNanos);
+        }
+        o.writeLong(frontier);
+        o.writeInt(queue.size());
+        for (Item it : queue) writeItem(o, it, frontier);
+        o.writeInt(lastSwitchOutNanos.size());
+        for (Map.Entry<Integer, Long> e : lastSwitchOutNanos.entrySet()) {
+            o.writeInt(e.getKey());
+            o.writeLong(e.getValue());
+        }
+        o.writeLong(seq);
+        o.writeLong(frontier);
+        o.writeLong(safeBefore);
+        o.writeLong(lastEmittedTs);
+        o.writeBoolean(sawCompact);
+        o.writeBoolean(sawCSwitch);
+        o.writeLong(observedDelay);
+        counters.write(o);
+        directory.write(o);
+    }
+
+    /** Reads what {@link #writeState} wrote into this expander, built for the same session. */
+    void readState(DataInput in) throws IOException {
+        int n = in.readInt();
+        lanes = new Lane[n];
+        long[] pendingSeq = new long[n];
+        for (int i = 0; i < n; i++) {
+            Lane l = new Lane(i);
+            l.eventTs = in.readLong();
+            l.packetTs = in.readLong();
+            pendingSeq[i] = in.readLong();
+            l.currentTid = in.readInt();
+            l.currentSinceNanos = in.readLong();
+            lanes[i] = l;
+        }
+        queue.clear();
+        Map<Long, Item> bySeq = new HashMap<>();
+        long base = in.readLong();
+        for (int q = in.readInt(); q > 0; q--) {
+            Item it = readItem(in, base);
+            queue.add(it);
+            bySeq.put(it.seq, it);
+        }
+        for (int i = 0; i < n; i++) lanes[i].pending = pendingSeq[i] < 0 ? null : bySeq.get(pendingSeq[i]);
+        lastSwitchOutNanos.clear();
+        for (int k = in.readInt(); k > 0; k--) lastSwitchOutNanos.put(in.readInt(), in.readLong());
+        seq = in.readLong();
+        frontier = in.readLong();
+        safeBefore = in.readLong();
+        lastEmittedTs = in.readLong();
+        sawCompact = in.readBoolean();
+        sawCSwitch = in.readBoolean();
+        observedDelay = in.readLong();
+        counters.read(in);
+        directory.read(in);
+    }
+
+    /** One queued item; times relative to {@code base} and small numbers as varints keep a checkpoint short. */
+    private static void writeItem(DataOutput o, Item it, long base) throws IOException {
+        int kind = it.thread != null ? 1 : it.process != null ? 2 : 0;
+        o.writeByte(it.rank | (it.complete ? 2 : 0) | (it.newThreadUnnamed ? 4 : 0) | it.source << 3 | kind << 4);
+        StateCodec.varLong(o, it.ts - base);
+        StateCodec.varLong(o, it.cpu);
+        StateCodec.varLong(o, it.seq);
+        if (kind == 0) {
+            StateCodec.varLong(o, it.oldTid);
+            StateCodec.varLong(o, it.oldPriority);
+            StateCodec.varLong(o, it.oldState);
+            StateCodec.varLong(o, it.oldWaitReason);
+            StateCodec.varLong(o, it.oldWaitMode);
+            StateCodec.varLong(o, it.newTid);
+            StateCodec.varLong(o, it.newPriority);
+            StateCodec.varLong(o, it.newWaitTicks);
+            o.writeByte(it.pmc == null ? 0 : it.pmc.length);
+            if (it.pmc != null) for (long v : it.pmc) StateCodec.varLong(o, v);
+        } else if (kind == 1) {
+            ThreadEvent t = it.thread;
+            o.writeInt(t.hookId());
+            o.writeLong(t.timestamp());
+            o.writeInt(t.processId());
+            o.writeInt(t.threadId());
+            o.writeInt(t.basePriority());
+            StateCodec.string(o, t.threadName());
+        } else {
+            ProcessEvent p = it.process;
+            o.writeInt(p.hookId());
+            o.writeLong(p.timestamp());
+            o.writeInt(p.processId());
+            o.writeInt(p.parentId());
+            o.writeInt(p.sessionId());
+            o.writeInt(p.exitStatus());
+            o.writeUTF(p.imageFileName());
+            o.writeUTF(p.commandLine());
+        }
+    }
+
+    private static Item readItem(DataInput in, long base) throws IOException {
+        Item it = new Item();
+        it.clear();
+        int flags = in.readUnsignedByte();
+        it.rank = flags & 1;
+        it.complete = (flags & 2) != 0;
+        it.newThreadUnnamed = (flags & 4) != 0;
+        it.source = (flags >> 3) & 1;
+        int kind = flags >> 4;
+        it.ts = base + StateCodec.varLong(in);
+        it.cpu = (int) StateCodec.varLong(in);
+        it.seq = StateCodec.varLong(in);
+        if (kind == 0) {
+            it.oldTid = (int) StateCodec.varLong(in);
+            it.oldPriority = (int) StateCodec.varLong(in);
+            it.oldState = (int) StateCodec.varLong(in);
+            it.oldWaitReason = (int) StateCodec.varLong(in);
+            it.oldWaitMode = (int) StateCodec.varLong(in);
+            it.newTid = (int) StateCodec.varLong(in);
+            it.newPriority = (int) StateCodec.varLong(in);
+            it.newWaitTicks = StateCodec.varLong(in);
+            int pmc = in.readUnsignedByte();
+            if (pmc > 0) {
+                it.pmc = new long[pmc];
+                for (int k = 0; k < pmc; k++) it.pmc[k] = StateCodec.varLong(in);
+            }
+        } else if (kind == 1) {
+            it.thread = new ThreadEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), StateCodec.string(in));
+        } else {
+            it.process = new ProcessEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt(),
+                    in.readUTF(), in.readUTF());
+        }
+        return it;
+    }
 
     private Lane lane(int cpu) {
         if (cpu >= lanes.length) {
@@ -203,7 +360,7 @@ public final class SwitchExpander {
         counters.cswitchEvents++;
         sawCSwitch = true;
         Item it = item(lane, ev.timestamp(), RANK_SWITCH);
-        it.source = ContextSwitch.CSWITCH;
+        it.source = SwitchBatch.SOURCE_CSWITCH;
         it.oldTid = ContextSwap.oldThreadId(d, p);
         it.oldPriority = ContextSwap.oldThreadPriority(d, p);
         it.oldState = ContextSwap.oldThreadState(d, p);
@@ -237,7 +394,7 @@ public final class SwitchExpander {
         if (tableIndex >= 0 && oldTid == 0) counters.emptyTidTableSlot++;
         Lane lane = compactLane;
         Item it = item(lane, ts, RANK_SWITCH);
-        it.source = ContextSwitch.COMPACT;
+        it.source = SwitchBatch.SOURCE_COMPACT;
         it.oldTid = oldTid;
         it.oldPriority = oldPriority;
         it.oldState = oldState;
@@ -272,11 +429,11 @@ public final class SwitchExpander {
 
     private void enqueue(Item it, boolean complete) {
         it.complete = complete;
-        if (it.ts < lastEmittedTs && frontier != Long.MIN_VALUE && maxWriteDelay != Long.MAX_VALUE) {
+        if (it.ts < lastEmittedTs && frontier != Long.MIN_VALUE) {
             // the logger broke the bound (a file session without a flush timer does): it is counted
             // when emitted, and the merge waits twice as long as this item was late from now on
             long late = frontier - it.ts;
-            if (late > maxWriteDelay / 2) maxWriteDelay = late > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * late;
+            observedDelay = Math.max(observedDelay, late > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * late);
         }
         queue.add(it);
         if (queue.size() > counters.peakQueued) counters.peakQueued = queue.size();
@@ -292,6 +449,14 @@ public final class SwitchExpander {
             }
         }
         drain(true);
+        flush();
+    }
+
+    /** Hands over the rows emitted so far, if any, as a (partial) batch. */
+    public void flush() {
+        if (batch.isEmpty()) return;
+        out.accept(batch);
+        batch.reset(session, host);
     }
 
     private void drain(boolean all) {
@@ -325,8 +490,10 @@ public final class SwitchExpander {
 
     /** Everything any processor logged before this time is in the trace read so far. */
     private long writtenBefore() {
-        if (frontier == Long.MIN_VALUE || maxWriteDelay == Long.MAX_VALUE) return Long.MIN_VALUE;
-        return frontier - maxWriteDelay;
+        // until the session shows which it writes, batches may be open
+        long delay = Math.max(sawCSwitch && !sawCompact ? eventWriteDelay : batchWriteDelay, observedDelay);
+        if (frontier == Long.MIN_VALUE || delay == Long.MAX_VALUE) return Long.MIN_VALUE;
+        return frontier - delay;
     }
 
     /** The earliest time any processor may still produce an item at. */
@@ -353,6 +520,7 @@ public final class SwitchExpander {
         if (it.thread != null) {
             ThreadInfo info = directory.onThread(it.thread, nanos);
             if (it.thread.isEnd()) lastSwitchOutNanos.remove(it.thread.threadId());
+            batch.addThread(info);
             if (threadsOut != null) threadsOut.accept(info);
             return;
         }
@@ -362,7 +530,7 @@ public final class SwitchExpander {
         }
         counters.switches++;
         boolean oldIdle = it.oldTid == 0;
-        Long runNanos = null;
+        long runNanos = SwitchBatch.NO_TIME;
         if (lane.currentTid >= 0 && lane.currentTid != it.oldTid) {
             counters.oldThreadNotLastSwitchedIn++;
         } else if ((lane.currentTid == it.oldTid || lane.currentTid == UNNAMED_THREAD) && !oldIdle) {
@@ -372,34 +540,26 @@ public final class SwitchExpander {
             if (it.oldState == KernelEnums.STATE_TERMINATED) lastSwitchOutNanos.remove(it.oldTid);
             else lastSwitchOutNanos.put(it.oldTid, nanos);
         }
-        Integer newTid = it.newTid >= 0 && !it.newThreadUnnamed ? it.newTid : null;
-        boolean newIdle = newTid != null && newTid == 0;
-        Long sinceLast = null;
-        if (newTid != null && !newIdle) {
+        int newTid = it.newTid >= 0 && !it.newThreadUnnamed ? it.newTid : SwitchBatch.NONE;
+        boolean newIdle = newTid == 0;
+        long sinceLast = SwitchBatch.NO_TIME;
+        if (newTid != SwitchBatch.NONE && !newIdle) {
             Long outAt = lastSwitchOutNanos.get(newTid);
             if (outAt != null) sinceLast = nanos - outAt;
         }
-        lane.currentTid = newTid != null ? newTid : it.newThreadUnnamed ? UNNAMED_THREAD : -1;
+        lane.currentTid = newTid != SwitchBatch.NONE ? newTid : it.newThreadUnnamed ? UNNAMED_THREAD : -1;
         lane.currentSinceNanos = nanos;
-        boolean cswitch = it.source == ContextSwitch.CSWITCH;
-        this.out.accept(new ContextSwitch(
-                session, host, lane.cpu, it.ts, nanos, it.source,
-                it.oldTid,
-                oldIdle ? null : it.oldPriority,
-                oldIdle ? null : KernelEnums.threadState(it.oldState),
-                oldIdle || it.oldWaitReason < 0 ? null : KernelEnums.waitReason(it.oldWaitReason),
-                oldIdle || !cswitch ? null : ContextSwap.WAIT_MODES[it.oldWaitMode],
+        boolean cswitch = it.source == SwitchBatch.SOURCE_CSWITCH;
+        batch.add(lane.cpu, it.ts, nanos, it.source, it.oldTid,
+                oldIdle ? SwitchBatch.NONE : it.oldPriority,
+                oldIdle ? SwitchBatch.NONE : it.oldState,
+                oldIdle || it.oldWaitReason < 0 ? SwitchBatch.NONE : it.oldWaitReason,
+                oldIdle || !cswitch ? SwitchBatch.NONE : it.oldWaitMode,
                 newTid,
-                cswitch && !newIdle && newTid != null ? (Integer) it.newPriority : null,
-                newIdle || it.newWaitTicks < 0 ? null : it.newWaitTicks,
-                it.pmc == null ? null : toList(it.pmc),
-                sinceLast,
-                runNanos));
+                cswitch && !newIdle && newTid != SwitchBatch.NONE ? it.newPriority : SwitchBatch.NONE,
+                newIdle || it.newWaitTicks < 0 ? SwitchBatch.NO_TIME : it.newWaitTicks,
+                it.pmc, sinceLast, runNanos);
+        if (batch.count() >= batchRows) flush();
     }
 
-    private static List<Long> toList(long[] v) {
-        List<Long> l = new ArrayList<>(v.length);
-        for (long x : v) l.add(x);
-        return l;
-    }
 }

@@ -1,11 +1,14 @@
 package io.swapstream.decode;
 
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Processes and threads named by the trace's Process and Thread events, for labelling statistics.
- * A reused TID keeps the latest thread's facts.
+ * The live processes and threads named by the trace's Process and Thread events, for labelling.
+ * Ended ones are dropped (their last info has been emitted), so it holds only what lives.
  */
 public final class ThreadDirectory {
     private final String session;
@@ -17,7 +20,8 @@ public final class ThreadDirectory {
     }
 
     public void onProcess(ProcessEvent p) {
-        if (!p.imageFileName().isEmpty()) processNames.put(p.processId(), p.imageFileName());
+        if (p.hookId() == ProcessEvent.END) processNames.remove(p.processId());
+        else if (!p.imageFileName().isEmpty()) processNames.put(p.processId(), p.imageFileName());
     }
 
     /** Records a thread event; returns the thread's updated info. */
@@ -38,17 +42,40 @@ public final class ThreadDirectory {
                     sameThread ? old.threadName() : null, t.basePriority() >= 0 ? t.basePriority() : null,
                     t.hookId() == ThreadEvent.START ? (Long) timeNanos : sameThread ? old.startNanos() : null, null);
         }
-        threads.put(t.threadId(), info);
+        if (t.isEnd()) threads.remove(t.threadId());
+        else threads.put(t.threadId(), info);
         return info;
     }
 
-    public ThreadInfo thread(int tid) {
-        ThreadInfo t = threads.get(tid);
-        if (t != null && t.processName() == null && t.processId() != null && processNames.containsKey(t.processId())) {
-            t = new ThreadInfo(t.session(), t.threadId(), t.processId(), processNames.get(t.processId()), t.threadName(),
-                    t.basePriority(), t.startNanos(), t.endNanos());
+    /** Live threads and processes known: what a checkpoint holds. */
+    public int size() { return threads.size() + processNames.size(); }
+
+    void write(DataOutput o) throws IOException {
+        o.writeInt(processNames.size());
+        for (Map.Entry<Integer, String> e : processNames.entrySet()) {
+            o.writeInt(e.getKey());
+            o.writeUTF(e.getValue());
         }
-        return t;
+        o.writeInt(threads.size());
+        for (ThreadInfo t : threads.values()) {
+            o.writeInt(t.threadId());
+            StateCodec.integer(o, t.processId());
+            StateCodec.string(o, t.processName());
+            StateCodec.string(o, t.threadName());
+            StateCodec.integer(o, t.basePriority());
+            StateCodec.longValue(o, t.startNanos());
+            StateCodec.longValue(o, t.endNanos());
+        }
     }
 
+    void read(DataInput in) throws IOException {
+        processNames.clear();
+        threads.clear();
+        for (int n = in.readInt(); n > 0; n--) processNames.put(in.readInt(), in.readUTF());
+        for (int n = in.readInt(); n > 0; n--) {
+            int tid = in.readInt();
+            threads.put(tid, new ThreadInfo(session, tid, StateCodec.integer(in), StateCodec.string(in), StateCodec.string(in),
+                    StateCodec.integer(in), StateCodec.longValue(in), StateCodec.longValue(in)));
+        }
+    }
 }

@@ -107,7 +107,7 @@ class SwitchExpanderTest {
             t.compact(1, 1085, 1000, new int[] {104, 100}, new int[] {10, 8},
                     "3c00" + "021e0a00" + "6400" + "060d0a00");
         }
-        SessionDecoder d = SessionDecoder.decodeFile(f, "host1", null, merged::add, merged::add);
+        SessionDecoder d = TinyTrace.decodeInMergeOrder(f, merged);
         String C = ContextSwitch.COMPACT;
         List<Object> expected = List.of(
                 sw(0, 1010, C, 0, null, null, null, null, 300, null, null, null, null),
@@ -146,7 +146,7 @@ class SwitchExpanderTest {
             t.thread(0, ThreadEvent.DC_END, 1030, 40, 300);
             t.cswitch(0, 1040, 300, 0, 9, 0, 2, 0, 1);
         }
-        SessionDecoder.decodeFile(f, "host1", null, merged::add, merged::add);
+        TinyTrace.decodeInMergeOrder(f, merged);
         String W = ContextSwitch.CSWITCH;
         assertEquals(List.of(
                 sw(0, 1010, W, 0, null, null, null, null, 300, 9, 0L, null, null),

@@ -70,6 +70,19 @@ final class TinyTrace implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Decodes {@code file} with batches of one row, so switches and thread records come out in the
+     * merge's own order, into one list.
+     */
+    static SessionDecoder decodeInMergeOrder(Path file, List<Object> out) throws IOException {
+        SessionDecoder d = new SessionDecoder("host1", null, b -> out.add(b.row(0)), out::add, 1);
+        try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(file)) {
+            while (r.next()) d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
+        }
+        d.finish();
+        return d;
+    }
+
     @Override
     public void close() throws IOException {
         w.close();

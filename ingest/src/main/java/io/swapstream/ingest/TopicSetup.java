@@ -25,6 +25,7 @@ public final class TopicSetup {
         Map<String, Map<String, String>> t = new LinkedHashMap<>();
         t.put(SwapstreamConfig.RAW_BUFFERS, Map.of("max.message.bytes", big));
         t.put(SwapstreamConfig.SESSIONS, Map.of("cleanup.policy", "compact"));
+        t.put(SwapstreamConfig.SWITCH_BATCHES, Map.of("max.message.bytes", big));
         t.put(SwapstreamConfig.CONTEXT_SWITCHES, Map.of());
         t.put(SwapstreamConfig.THREADS, Map.of("cleanup.policy", "compact"));
         t.put(SwapstreamConfig.THREAD_STATS, Map.of("cleanup.policy", "compact"));

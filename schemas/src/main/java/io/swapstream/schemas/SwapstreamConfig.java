@@ -9,6 +9,18 @@ public final class SwapstreamConfig {
     // configuration keys the stages read from their Kafka Streams configuration
     public static final String TOPIC_PREFIX = "swapstream.topic.prefix";
     public static final String SERDE_FACTORY = "swapstream.serde.factory";
+    /** Decode: also write one ContextSwitch record per switch to {@link #CONTEXT_SWITCHES} (default false). */
+    public static final String DECODE_ROWS = "swapstream.decode.rows";
+    /** Decode: switches per ContextSwitchBatch record (default {@value #DEFAULT_BATCH_ROWS}). */
+    public static final String DECODE_BATCH_ROWS = "swapstream.decode.batch.rows";
+    public static final int DEFAULT_BATCH_ROWS = 4096;
+    /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
+    public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
+    public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;
+    /** Aggregate: tumbling window of the windowed statistics (0: whole-session only). */
+    public static final String WINDOW_MS = "swapstream.window.ms";
+    /** Aggregate: how often changed whole-session statistics are emitted. */
+    public static final String EMIT_INTERVAL_MS = "swapstream.emit.interval.ms";
 
     public static final String DEFAULT_PREFIX = "etw.";
     /** Raw buffers are up to 1 MiB and more; topics and clients allow this much. */
@@ -17,6 +29,7 @@ public final class SwapstreamConfig {
     // topic suffixes
     public static final String RAW_BUFFERS = "raw-buffers";
     public static final String SESSIONS = "sessions";
+    public static final String SWITCH_BATCHES = "switch-batches";
     public static final String CONTEXT_SWITCHES = "context-switches";
     public static final String THREADS = "threads";
     public static final String THREAD_STATS = "thread-stats";
@@ -41,6 +54,23 @@ public final class SwapstreamConfig {
     public static String topic(Map<String, ?> config, String suffix) {
         Object p = config.get(TOPIC_PREFIX);
         return (p == null ? DEFAULT_PREFIX : p.toString()) + suffix;
+    }
+
+    /** A long setting of the configuration, or {@code otherwise}. */
+    public static long longSetting(Map<String, ?> config, String key, long otherwise) {
+        Object v = config.get(key);
+        if (v == null) return otherwise;
+        if (v instanceof Number n) return n.longValue();
+        try {
+            return Long.parseLong(v.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + ": '" + v + "' is not a number");
+        }
+    }
+
+    public static boolean flag(Map<String, ?> config, String key) {
+        Object v = config.get(key);
+        return v != null && Boolean.parseBoolean(v.toString().trim());
     }
 
     public static String topic(String prefix, String suffix) {

@@ -1,18 +1,20 @@
 package io.swapstream.aggregate.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.AccumulatorCodec;
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.aggregate.ThreadStats;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
-import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.ThreadInfo;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.nio.file.Path;
@@ -33,46 +35,72 @@ import org.junit.jupiter.api.io.TempDir;
 class AggregateTopologyTest {
     @TempDir Path dir;
 
+    /**
+     * A session's batches (carrying its thread records) and end record through the aggregate on the test driver:
+     * every window comes out once, final, as soon as the switches pass it; whole-session rows end
+     * final; every final row equals the offline statistics; the session's state is gone after.
+     */
     @Test
-    void completedSessionEmitsTheOfflineStatistics() throws Exception {
+    void windowsCloseOnceAndTheEndedSessionEqualsTheOfflineStatistics() throws Exception {
         Path f = dir.resolve("t.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(5000).withMode("cswitch").withPmc(1), 0x28);
-        List<ContextSwitch> switches = new ArrayList<>();
+        long window = 100_000_000L;
+        List<SwitchBatch> batches = new ArrayList<>();
         List<ThreadInfo> threads = new ArrayList<>();
-        SessionStatistics offline = new SessionStatistics(100_000_000L);
-        SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, s -> { switches.add(s); offline.accept(s); }, threads::add);
+        SessionStatistics offline = new SessionStatistics(window);
+        SessionStatistics offlineWhole = new SessionStatistics(0);
+        SwitchBatchSerde serde = new SwitchBatchSerde();
+        SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> {
+            batches.add(serde.deserialize("t", serde.serialize("t", b)));
+            offline.accept(b);
+            offlineWhole.accept(b);
+        }, threads::add);
         String session = d.session().session();
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "aggregate-test");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, Map.of(), 100_000_000L, 60_000);
+        AggregateTopology.build(b, Map.of(), window, 60_000);
         try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
-            var threadsIn = driver.createInputTopic("etw.threads", new StringSerializer(),
-                    new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadInfo.class));
-            var switchesIn = driver.createInputTopic("etw.context-switches", new StringSerializer(),
-                    new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class));
+            var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
-            for (ThreadInfo t : threads) threadsIn.pipeInput(session + "/" + t.threadId(), AvroRecords.of(t));
-            for (ContextSwitch s : switches) switchesIn.pipeInput(session, AvroRecords.of(s));
-            sessionsIn.pipeInput(session, AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker").setSwitchCount((long) switches.size())
-                    .setThreadRecords(threads.size()).build());
-            var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(),
-                    new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class));
+            var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
+            long switches = 0;
+            long lastWindowEnd = Long.MIN_VALUE;
+            for (SwitchBatch s : batches) {
+                batchesIn.pipeInput(session, s);
+                switches += s.count();
+                // the rows so far: windows that ended before this batch's last switch are out, final
+                if (s.count() == 0) continue;
+                long passed = Math.floorDiv(s.timeNanos(s.count() - 1), window) * window;
+                for (TestRecord<String, ThreadStats> r : out.readRecordsToList()) {
+                    ThreadStats t = r.value();
+                    assertTrue(t.getFinal$(), "a window is emitted only final: " + r.key());
+                    assertTrue(t.getWindowEndNanos() <= passed, r.key());
+                    lastWindowEnd = Math.max(lastWindowEnd, t.getWindowEndNanos());
+                }
+            }
+            assertTrue(lastWindowEnd > Long.MIN_VALUE, "windows closed while the session ran");
+            sessionsIn.pipeInput(session, AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
+                    .setSwitchCount(switches).setThreadRecords(threads.size()).build());
+            List<TestRecord<String, ThreadStats>> tail = out.readRecordsToList();
+            Map<String, ThreadStats> rows = new HashMap<>();
+            for (TestRecord<String, ThreadStats> r : tail) {
+                assertTrue(r.value().getFinal$(), r.key());
+                assertEquals(null, rows.put(r.key(), r.value()), "each row once: " + r.key());
+            }
+            for (ThreadStats t : offlineWhole.wholeSession()) assertEquals(t, rows.get(session + "/" + t.getThreadId()));
+            List<ThreadStats> windows = offline.windowed();
             Map<String, ThreadStats> latest = new HashMap<>();
-            for (TestRecord<String, io.swapstream.schemas.avro.ThreadStats> r : out.readRecordsToList()) {
-                latest.put(r.key(), ThreadStatsRecords.of(r.value()));
-            }
-            List<ThreadStats> expected = offline.wholeSession(d.directory()::thread);
-            for (ThreadStats t : expected) assertEquals(t, latest.get(session + "/" + t.threadId()));
-            List<ThreadStats> windows = offline.windowed(d.directory()::thread);
-            assertTrue(windows.size() > expected.size());
+            driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().forEachRemaining(kv -> latest.put((String) kv.key, (ThreadStats) kv.value));
             for (ThreadStats t : windows) {
-                assertEquals(t, latest.get(session + "/" + t.threadId() + "/" + t.windowStartNanos()));
+                assertEquals(t, latest.get(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos()));
             }
-            assertEquals(expected.size() + windows.size(), latest.size());
-            assertEquals((long) switches.size(), driver.getKeyValueStore(AggregateTopology.DONE_STORE).get(session));
+            assertEquals(offlineWhole.wholeSession().size() + windows.size(), latest.size());
+            assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
+            assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");
+            assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");
         }
     }
 
@@ -80,13 +108,14 @@ class AggregateTopologyTest {
     void accumulatorCodecRoundTrips() {
         ThreadStatsAccumulator a = new ThreadStatsAccumulator();
         a.switchIn(10, 500L, 2L);
-        a.switchIn(20, 70_000L, null);
+        a.switchIn(20, 70_000L, ThreadStatsAccumulator.NONE);
         a.switchOut(30, 5, 15, 9, 123L);
-        a.switchOut(40, 1, -1, 12, null);
-        a.pmc(new long[] {7, 8});
+        a.switchOut(40, 1, -1, 12, ThreadStatsAccumulator.NONE);
+        a.pmc(new long[] {7, 8}, 2);
         ThreadStatsAccumulator b = AccumulatorCodec.decode(AccumulatorCodec.encode(a));
-        assertEquals(a.toStats("s", "h", 1, 2, "p", "t", 0, 1), b.toStats("s", "h", 1, 2, "p", "t", 0, 1));
+        assertEquals(a.toStats("s", "h", 1, 2, "p", "t", 0, 1, false), b.toStats("s", "h", 1, 2, "p", "t", 0, 1, false));
         ThreadStatsAccumulator empty = AccumulatorCodec.decode(AccumulatorCodec.encode(new ThreadStatsAccumulator()));
-        assertEquals(new ThreadStatsAccumulator().toStats("s", "h", 1, null, null, null, 0, 1), empty.toStats("s", "h", 1, null, null, null, 0, 1));
+        assertEquals(new ThreadStatsAccumulator().toStats("s", "h", 1, null, null, null, 0, 1, true),
+                empty.toStats("s", "h", 1, null, null, null, 0, 1, true));
     }
 }

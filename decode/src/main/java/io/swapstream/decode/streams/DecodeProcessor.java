@@ -1,12 +1,16 @@
 package io.swapstream.decode.streams;
 
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.ThreadInfo;
 import io.swapstream.schemas.SessionPartitioner;
-import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.schemas.StageCounters;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.etw.BufferDecoder;
 import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.schemas.etw.LogfileHeader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +19,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -23,180 +28,239 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
- * The session's buffers and a progress count live in state stores committed with the outputs;
- * after a restart the decoder is rebuilt by replaying the stored buffers and only what was not
- * emitted before is emitted, so the output is the same as without the restart.
+ * After each record the decoder's own state (a checkpoint: lanes, queue, thread table, clock) and
+ * the session's progress are put into stores committed with the outputs, so a restarted instance
+ * continues from the checkpoint with the same output and keeps no raw buffer except those that
+ * arrived early, which wait until the gap before them fills. A session ends with its end marker, or
+ * as incomplete after {@code idleTimeoutMs} without a buffer; its state is then dropped.
  */
 final class DecodeProcessor implements Processor<String, byte[], String, Object> {
+    private final int batchRows;
+    private final boolean rows;
+    private final long idleTimeoutMs;
     private ProcessorContext<String, Object> context;
-    private KeyValueStore<String, byte[]> buffers;
+    private KeyValueStore<String, byte[]> checkpoints;
     private KeyValueStore<String, byte[]> progress;
+    private KeyValueStore<String, byte[]> early;
+    /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private final Map<String, Live> live = new HashMap<>();
-    static final int MAX_REASONS = 10;
+
+    DecodeProcessor(int batchRows, boolean rows, long idleTimeoutMs) {
+        this.batchRows = batchRows;
+        this.rows = rows;
+        this.idleTimeoutMs = idleTimeoutMs;
+    }
 
     /** A session being decoded in memory. */
     private final class Live {
         final String session;
+        final DecodeProgress progress;
         final BufferDecoder buffer = new BufferDecoder();
-        SessionDecoder decoder;
-        long buffers;
-        long switches;
-        long threads;
-        long deadLetters;
-        /** Why buffers were not decoded, the first {@value #MAX_REASONS}. */
-        final List<String> lossReasons = new ArrayList<>();
-        boolean sessionEmitted;
-        long skipSwitches;
-        long skipThreads;
-        long skipDeadLetters;
-        boolean replaying;
+        final SessionDecoder decoder;
         long timestamp;
 
-        Live(String session, String host, Integer maxWaitReason) {
+        Live(String session, DecodeProgress p, byte[] checkpoint) {
             this.session = session;
-            this.decoder = new SessionDecoder(host, maxWaitReason, s -> {
-                switches++;
-                if (skipSwitches > 0) skipSwitches--;
-                else forward(session, AvroRecords.of(s));
-            }, t -> {
-                threads++;
-                if (skipThreads > 0) skipThreads--;
-                else forward(AvroRecords.threadKey(session, t.threadId()), AvroRecords.of(t));
-            });
+            this.progress = p;
+            this.decoder = checkpoint == null
+                    ? new SessionDecoder(p.host, p.maxWaitReason, this::batch, this::thread, batchRows)
+                    : SessionDecoder.restore(checkpoint, p.host, p.maxWaitReason, this::batch, this::thread, batchRows);
+        }
+
+        private void batch(SwitchBatch b) {
+            progress.switches += b.count();
+            progress.batches++;
+            StageCounters.DECODE.switchesOut.add(b.count());
+            forward(session, b, timestamp);
+            if (rows) for (int i = 0; i < b.count(); i++) forward(session, AvroRecords.of(b.row(i)), timestamp);
+        }
+
+        private void thread(ThreadInfo t) {
+            progress.threads++;
+            forward(AvroRecords.threadKey(session, t.threadId()), AvroRecords.of(t), timestamp);
         }
     }
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
-        this.buffers = context.getStateStore(DecodeTopology.BUFFERS_STORE);
+        this.checkpoints = context.getStateStore(DecodeTopology.CHECKPOINT_STORE);
         this.progress = context.getStateStore(DecodeTopology.PROGRESS_STORE);
+        this.early = context.getStateStore(DecodeTopology.EARLY_STORE);
+        live.clear();
+        long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
+        context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
+    }
+
+    @Override
+    public void close() {
+        live.clear();
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
+        StageCounters.DECODE.recordsIn.increment();
         String session = record.key();
+        Headers headers = record.headers();
         if (session == null || session.isEmpty()) {
-            deadLetter(session, record.headers(), record.value(), "raw buffer without a session key", record.timestamp());
+            deadLetter(session, headers, record.value(), "raw buffer without a session key", record.timestamp());
             return;
         }
-        DecodeProgress p = DecodeProgress.decode(progress.get(session));
-        if (p.done()) {
-            deadLetter(session, record.headers(), record.value(), "session " + session + " is already complete: a re-ingested buffer",
-                    record.timestamp());
+        Live known = live.get(session);
+        DecodeProgress p = known != null ? known.progress : DecodeProgress.decode(progress.get(session));
+        if (p.ended()) {
+            deadLetter(session, headers, record.value(), "session " + session + " has ended (" + p.endReason
+                    + "): a buffer that came after its end", record.timestamp());
             return;
         }
-        Live l = live.get(session);
-        if (l == null) l = rebuild(session, p, record.headers());
-        l.timestamp = record.timestamp();
-        if (record.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
-            finish(l, record.headers());
+        if (p.host == null) {
+            p.host = header(headers, SwapstreamConfig.HEADER_HOST, LogfileHeader.hostOf(session));
+            p.maxWaitReason = maxWaitReason(headers);
+        }
+        p.lastBufferMs = context.currentSystemTimeMs();
+        if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
+            Live l = live(session, p);
+            l.timestamp = record.timestamp();
+            end(l, headers, "end-marker");
             return;
         }
-        long index = parseLong(header(record.headers(), SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
-        if (index < 0) index = l.buffers; // no index: take arrival order
-        if (index < l.buffers) return; // a re-run ingest resent a buffer this session already has
+        long index = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
+        if (index < 0) index = p.next; // no index: take arrival order
+        if (index < p.next) { // a re-run ingest resent a buffer this session already has
+            progress.put(session, p.encode());
+            return;
+        }
         byte[] bytes = record.value() == null ? new byte[0] : record.value();
-        buffers.put(bufferKey(session, index), bytes);
-        if (index == l.buffers) {
-            apply(l, bytes, record.headers());
-            // buffers that came early wait in the store until the gap before them fills
-            byte[] next;
-            while ((next = buffers.get(bufferKey(session, l.buffers))) != null) apply(l, next, record.headers());
+        if (index > p.next) {
+            early.put(earlyKey(session, index), bytes);
+            progress.put(session, p.encode());
+            return;
         }
-        save(l, false);
+        Live l = live(session, p);
+        l.timestamp = record.timestamp();
+        apply(l, bytes, headers);
+        byte[] next;
+        while ((next = early.get(earlyKey(session, p.next))) != null) {
+            early.delete(earlyKey(session, p.next));
+            apply(l, next, new RecordHeaders());
+        }
+        save(l);
     }
 
-    private Live rebuild(String session, DecodeProgress p, Headers headers) {
-        Live l = new Live(session, header(headers, SwapstreamConfig.HEADER_HOST, LogfileHeader.hostOf(session)), maxWaitReason(headers));
-        l.skipSwitches = p.switches();
-        l.skipThreads = p.threads();
-        l.skipDeadLetters = p.deadLetters();
-        l.sessionEmitted = p.sessionEmitted();
-        l.replaying = true;
-        List<KeyValue<String, byte[]>> stored = new ArrayList<>();
-        try (KeyValueIterator<String, byte[]> it = buffers.range(session + "/", session + "/~")) {
-            it.forEachRemaining(stored::add);
+    /** The session in memory, or restored from its checkpoint with progress {@code p} (what the store holds). */
+    private Live live(String session, DecodeProgress p) {
+        Live l = live.get(session);
+        if (l == null) {
+            l = new Live(session, p, checkpoints.get(session));
+            live.put(session, l);
         }
-        for (KeyValue<String, byte[]> kv : stored) {
-            if (indexOf(kv.key) != l.buffers) break; // the rest came early and waits for a gap to fill
-            apply(l, kv.value, new RecordHeaders());
-        }
-        l.replaying = false;
-        live.put(session, l);
         return l;
     }
 
     private void apply(Live l, byte[] bytes, Headers headers) {
-        long index = l.buffers++;
+        DecodeProgress p = l.progress;
+        long index = p.next++;
+        StageCounters.DECODE.buffersIn.increment();
         String source = header(headers, SwapstreamConfig.HEADER_SOURCE_FILE, l.session) + " buffer " + index;
         long offset = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1")) == index
                 ? Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_OFFSET, "0"))) : 0;
         try {
             l.buffer.load(source, offset, bytes, 0, bytes.length);
             SessionDecoder.check(l.buffer); // a malformed buffer changes nothing
-            l.decoder.onBuffer(l.buffer, offset, source);
-            if (!l.sessionEmitted && l.decoder.session() != null) {
-                l.sessionEmitted = true;
-                forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(l.buffers).build());
-            }
         } catch (EtlFormatException e) {
-            l.deadLetters++;
-            lost(l, e.getMessage());
-            if (l.skipDeadLetters > 0) l.skipDeadLetters--;
-            else if (!l.replaying) deadLetter(l.session, headers, bytes, e.getMessage(), l.timestamp);
+            p.deadLetters++;
+            lost(p, e.getMessage());
+            deadLetter(l.session, headers, bytes, e.getMessage(), l.timestamp);
+            return;
+        }
+        l.decoder.onBuffer(l.buffer, offset, source);
+        if (!p.sessionEmitted && l.decoder.session() != null) {
+            p.sessionEmitted = true;
+            forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(p.next).build(), l.timestamp);
         }
     }
 
-    private static void lost(Live l, String reason) {
-        if (l.lossReasons.size() < MAX_REASONS) l.lossReasons.add(reason);
+    private void save(Live l) {
+        checkpoints.put(l.session, l.decoder.checkpoint());
+        progress.put(l.session, l.progress.encode());
     }
 
-    private void finish(Live l, Headers headers) {
-        long announced = parseLong(header(headers, SwapstreamConfig.HEADER_END_OF_SESSION, "-1"));
-        long lost = l.deadLetters;
-        if (announced > l.buffers) {
-            String reason = "buffer " + l.buffers + " never arrived, so buffers " + l.buffers
-                    + " to " + (announced - 1) + " of session " + l.session + " were not decoded";
-            deadLetter(l.session, headers, new byte[0], reason, l.timestamp);
-            lost(l, reason);
-            lost += announced - l.buffers;
+    private static void lost(DecodeProgress p, String reason) {
+        if (p.lossReasons.size() < 10) p.lossReasons.add(reason);
+    }
+
+    /** Ends the session: the decoder's last switches, the session record, and its state freed. */
+    private void end(Live l, Headers headers, String reason) {
+        DecodeProgress p = l.progress;
+        long lost = p.deadLetters;
+        long announced = headers == null ? -1 : parseLong(header(headers, SwapstreamConfig.HEADER_END_OF_SESSION, "-1"));
+        if (announced > p.next) {
+            String why = "buffer " + p.next + " never arrived, so buffers " + p.next + " to " + (announced - 1)
+                    + " of session " + l.session + " were not decoded";
+            deadLetter(l.session, headers, new byte[0], why, l.timestamp);
+            lost(p, why);
+            lost += announced - p.next;
         }
-        long atIngest = Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "0")));
+        long atIngest = headers == null ? 0 : Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "0")));
         if (atIngest > 0) {
             lost += atIngest;
-            lost(l, "ingest: " + header(headers, SwapstreamConfig.HEADER_INGEST_ERROR, "buffers went to the dead letters"));
+            lost(p, "ingest: " + header(headers, SwapstreamConfig.HEADER_INGEST_ERROR, "buffers went to the dead letters"));
+        }
+        if (reason.equals("idle-timeout")) {
+            lost(p, "no buffer for " + idleTimeoutMs / 1000 + " s: the session was ended as incomplete");
         }
         l.decoder.finish();
         if (l.decoder.session() != null) {
             var c = l.decoder.counters();
-            // a session that lost anything is never presented as complete
-            forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(lost == 0).setEndReason("end-marker")
-                    .setBuffers(l.buffers).setSwitchCount(l.switches).setThreadRecords(l.threads).setDeadLetters(lost)
-                    .setLossReasons(new ArrayList<>(l.lossReasons)).setInconsistencies(c.oldThreadNotLastSwitchedIn).build());
+            // a session that lost anything, or was cut short, is never presented as complete
+            forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(lost == 0 && reason.equals("end-marker"))
+                    .setEndReason(reason).setBuffers(p.next).setSwitchCount(p.switches).setThreadRecords(p.threads)
+                    .setDeadLetters(lost).setLossReasons(new ArrayList<>(p.lossReasons))
+                    .setInconsistencies(c.oldThreadNotLastSwitchedIn).build(), l.timestamp);
         } else {
-            deadLetter(l.session, headers, new byte[0], "session " + l.session + " ended without a readable logfile header", l.timestamp);
+            deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0],
+                    "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
-        List<String> keys = new ArrayList<>();
-        try (KeyValueIterator<String, byte[]> it = buffers.range(l.session + "/", l.session + "/~")) {
-            it.forEachRemaining(kv -> keys.add(kv.key));
+        List<String> waiting = new ArrayList<>();
+        try (KeyValueIterator<String, byte[]> it = early.range(l.session + "/", l.session + "/~")) {
+            it.forEachRemaining(kv -> waiting.add(kv.key));
         }
-        keys.forEach(buffers::delete);
-        save(l, true);
+        waiting.forEach(early::delete);
+        checkpoints.delete(l.session);
+        p.endReason = reason;
+        p.endedMs = context.currentSystemTimeMs();
+        progress.put(l.session, p.encode());
         live.remove(l.session);
+        StageCounters.DECODE.sessionsEnded.increment();
     }
 
-    private void save(Live l, boolean done) {
-        progress.put(l.session, new DecodeProgress(l.buffers, l.switches, l.threads, l.deadLetters, l.sessionEmitted, done).encode());
+    /** Ends, as incomplete, every open session that has had no buffer for the idle timeout. */
+    private void endIdleSessions(long now) {
+        List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
+        int open = 0;
+        try (KeyValueIterator<String, byte[]> it = progress.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, byte[]> kv = it.next();
+                DecodeProgress p = DecodeProgress.decode(kv.value);
+                if (p.ended()) continue;
+                open++;
+                if (now - p.lastBufferMs >= idleTimeoutMs) idle.add(KeyValue.pair(kv.key, p));
+            }
+        }
+        StageCounters.DECODE.sessionsOpen.set(open - idle.size());
+        for (KeyValue<String, DecodeProgress> kv : idle) {
+            Live l = live(kv.key, kv.value);
+            l.timestamp = now;
+            end(l, null, "idle-timeout");
+        }
     }
 
-    private void forward(String key, Object value) {
-        Live l = live.get(SessionPartitioner.session(key));
-        long ts = l == null ? context.currentSystemTimeMs() : l.timestamp;
+    private void forward(String key, Object value, long ts) {
         context.forward(new Record<>(key, value, ts));
     }
 
     private void deadLetter(String key, Headers in, byte[] bytes, String reason, long ts) {
+        StageCounters.DECODE.deadLetters.increment();
         RecordHeaders h = new RecordHeaders();
         for (Header x : in) h.add(x);
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));
@@ -204,14 +268,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         context.forward(new Record<>(key, new DeadLetter(bytes, reason), ts, h));
     }
 
-    private static long indexOf(String bufferKey) {
-        return Long.parseLong(bufferKey.substring(bufferKey.lastIndexOf('/') + 1));
-    }
-
-    static String bufferKey(String session, long index) {
+    static String earlyKey(String session, long index) {
         return session + "/" + String.format("%012d", index);
     }
-
 
     private static Integer maxWaitReason(Headers h) {
         String v = header(h, SwapstreamConfig.HEADER_MAX_WAIT_REASON, null);
@@ -231,9 +290,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     private static long parseLong(String s) {
         try {
-            return Long.parseLong(s);
+            return Long.parseLong(s.trim());
         } catch (NumberFormatException e) {
             return -1;
         }
+    }
+
+    /** The session a record belongs to, from its key. */
+    static String sessionOf(String key) {
+        return SessionPartitioner.session(key);
     }
 }

@@ -1,24 +1,86 @@
 package io.swapstream.decode.streams;
 
-import java.nio.ByteBuffer;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * What the decode stage has done for one session, committed with its outputs: how many buffers
- * it took and how many records of each kind it emitted, so a restarted instance replays the
- * stored buffers and emits only what was not yet emitted.
+ * What the decode stage knows of one session besides its decoder's checkpoint, committed with its
+ * outputs: the next buffer it expects, what it emitted, what was lost and why, when it last heard
+ * of the session, and whether the session has ended. Small: the idle timeout scans all of them.
  */
-record DecodeProgress(long buffers, long switches, long threads, long deadLetters, boolean sessionEmitted,
-                      boolean done) {
-    static final DecodeProgress NONE = new DecodeProgress(0, 0, 0, 0, false, false);
+final class DecodeProgress {
+    static final int VERSION = 1;
+
+    String host;
+    Integer maxWaitReason;
+    /** The index of the next buffer to decode; buffers before it were taken. */
+    long next;
+    long switches;
+    long batches;
+    long threads;
+    long deadLetters;
+    final List<String> lossReasons = new ArrayList<>();
+    boolean sessionEmitted;
+    /** Wall-clock time of the session's latest buffer. */
+    long lastBufferMs;
+    /** Null while the session runs; {@code end-marker} or {@code idle-timeout} once it has ended. */
+    String endReason;
+    long endedMs;
+
+    boolean ended() { return endReason != null; }
 
     byte[] encode() {
-        return ByteBuffer.allocate(42).putLong(buffers).putLong(switches).putLong(threads).putLong(deadLetters)
-                .put((byte) (sessionEmitted ? 1 : 0)).put((byte) (done ? 1 : 0)).array();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream o = new DataOutputStream(bytes)) {
+            o.writeByte(VERSION);
+            o.writeUTF(host == null ? "" : host);
+            o.writeInt(maxWaitReason == null ? -1 : maxWaitReason);
+            o.writeLong(next);
+            o.writeLong(switches);
+            o.writeLong(batches);
+            o.writeLong(threads);
+            o.writeLong(deadLetters);
+            o.writeInt(lossReasons.size());
+            for (String r : lossReasons) o.writeUTF(r.length() > 2000 ? r.substring(0, 2000) : r);
+            o.writeBoolean(sessionEmitted);
+            o.writeLong(lastBufferMs);
+            o.writeUTF(endReason == null ? "" : endReason);
+            o.writeLong(endedMs);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
     }
 
     static DecodeProgress decode(byte[] b) {
-        if (b == null) return NONE;
-        ByteBuffer v = ByteBuffer.wrap(b);
-        return new DecodeProgress(v.getLong(), v.getLong(), v.getLong(), v.getLong(), v.get() == 1, v.get() == 1);
+        DecodeProgress p = new DecodeProgress();
+        if (b == null) return p;
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
+            int version = in.readUnsignedByte();
+            if (version != VERSION) throw new IllegalStateException("decode progress version " + version + " is not " + VERSION);
+            p.host = in.readUTF();
+            int mwr = in.readInt();
+            p.maxWaitReason = mwr < 0 ? null : mwr;
+            p.next = in.readLong();
+            p.switches = in.readLong();
+            p.batches = in.readLong();
+            p.threads = in.readLong();
+            p.deadLetters = in.readLong();
+            for (int n = in.readInt(); n > 0; n--) p.lossReasons.add(in.readUTF());
+            p.sessionEmitted = in.readBoolean();
+            p.lastBufferMs = in.readLong();
+            String end = in.readUTF();
+            p.endReason = end.isEmpty() ? null : end;
+            p.endedMs = in.readLong();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return p;
     }
 }

@@ -2,6 +2,8 @@ package io.swapstream.decode.streams;
 
 import static io.swapstream.schemas.SwapstreamConfig.topic;
 
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitch;
@@ -19,49 +21,66 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The decode stage: {@code etw.raw-buffers} to {@code etw.context-switches}, {@code etw.sessions},
- * {@code etw.threads} and {@code etw.dead-letters}. Every output is partitioned by session, like
- * its input, so nothing is repartitioned.
+ * The decode stage: {@code etw.raw-buffers} to {@code etw.switch-batches} (and, when asked,
+ * {@code etw.context-switches}), {@code etw.sessions}, {@code etw.threads} and
+ * {@code etw.dead-letters}. Every output is partitioned by session, like its input, so nothing is
+ * repartitioned. Its state: one decoder checkpoint and one progress record per open session, and
+ * buffers that came early.
  */
 public final class DecodeTopology {
     private DecodeTopology() {}
 
-    public static final String BUFFERS_STORE = "decode-buffers";
-    public static final String PROGRESS_STORE = "decode-progress";
+    public static final String CHECKPOINT_STORE = "decode-checkpoints";
+    public static final String PROGRESS_STORE = "decode-sessions";
+    public static final String EARLY_STORE = "decode-early-buffers";
 
-    /** True when a value of the {@value #PROGRESS_STORE} store says its session is fully decoded. */
-    public static boolean isDone(byte[] progress) {
-        return DecodeProgress.decode(progress).done();
+    /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
+    public static boolean hasEnded(byte[] progress) {
+        return progress != null && DecodeProgress.decode(progress).ended();
     }
 
     public static void build(StreamsBuilder builder, Map<String, ?> config) {
         RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
+        int batchRows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_BATCH_ROWS, SwapstreamConfig.DEFAULT_BATCH_ROWS);
+        boolean rows = SwapstreamConfig.flag(config, SwapstreamConfig.DECODE_ROWS);
+        long idle = SwapstreamConfig.longSetting(config, SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
+                SwapstreamConfig.DEFAULT_SESSION_IDLE_TIMEOUT_MS);
+        if (batchRows < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_BATCH_ROWS + " must be at least 1");
+        if (idle < 1) throw new IllegalArgumentException(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS + " must be at least 1");
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(BUFFERS_STORE),
-                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues));
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(CHECKPOINT_STORE),
+                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PROGRESS_STORE),
-                Serdes.String(), Serdes.ByteArray()));
+                Serdes.String(), Serdes.ByteArray()).withCachingEnabled());
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(EARLY_STORE),
+                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues));
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
-                .process(DecodeProcessor::new, Named.as("decode"), BUFFERS_STORE, PROGRESS_STORE);
+                .process(() -> new DecodeProcessor(batchRows, rows, idle), Named.as("decode"),
+                        CHECKPOINT_STORE, PROGRESS_STORE, EARLY_STORE);
         decoded.split(Named.as("decoded-"))
+                .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s
+                        .mapValues(v -> (SwitchBatch) v, Named.as("as-batch"))
+                        .to(topic(config, SwapstreamConfig.SWITCH_BATCHES), Produced.with(Serdes.String(),
+                                SwitchBatchSerde.forConfig(config)).withStreamPartitioner(new SessionPartitioner<>())),
+                        "batches"))
                 .branch((k, v) -> v instanceof ContextSwitch, Branched.withConsumer(s -> s
-                        .mapValues(v -> (ContextSwitch) v)
+                        .mapValues(v -> (ContextSwitch) v, Named.as("as-switch"))
                         .to(topic(config, SwapstreamConfig.CONTEXT_SWITCHES), Produced.with(Serdes.String(),
                                 serdes.serde(ContextSwitch.class, config)).withStreamPartitioner(new SessionPartitioner<>())),
                         "switches"))
                 .branch((k, v) -> v instanceof ThreadInfo, Branched.withConsumer(s -> s
-                        .mapValues(v -> (ThreadInfo) v)
+                        .mapValues(v -> (ThreadInfo) v, Named.as("as-thread"))
                         .to(topic(config, SwapstreamConfig.THREADS), Produced.with(Serdes.String(),
                                 serdes.serde(ThreadInfo.class, config)).withStreamPartitioner(new SessionPartitioner<>())),
                         "threads"))
                 .branch((k, v) -> v instanceof TraceSession, Branched.withConsumer(s -> s
-                        .mapValues(v -> (TraceSession) v)
+                        .mapValues(v -> (TraceSession) v, Named.as("as-session"))
                         .to(topic(config, SwapstreamConfig.SESSIONS), Produced.with(Serdes.String(),
                                 serdes.serde(TraceSession.class, config)).withStreamPartitioner(new SessionPartitioner<>())),
                         "sessions"))
                 .defaultBranch(Branched.withConsumer(s -> s
-                        .mapValues(v -> ((DeadLetter) v).bytes())
+                        .mapValues(v -> ((DeadLetter) v).bytes(), Named.as("as-dead-letter"))
                         .to(topic(config, SwapstreamConfig.DEAD_LETTERS), Produced.with(Serdes.String(), Serdes.ByteArray())),
                         "dead-letters"));
     }

@@ -1,11 +1,14 @@
 package io.swapstream.decode.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.FileInventory;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
@@ -15,8 +18,9 @@ import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -34,9 +38,10 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The decode topology on the test driver: outputs per topic, duplicates, re-ingest, a bad key. */
+/** The decode topology on the test driver: outputs per topic, duplicates, re-ingest, a bad key, gaps, idle sessions. */
 class DecodeTopologyTest {
     @TempDir Path dir;
+    static final int SIZE = 64 * 1024;
 
     @Test
     void decodesBuffersIntoEveryOutputTopic() throws Exception {
@@ -47,98 +52,176 @@ class DecodeTopologyTest {
         List<ContextSwitch> expected = new ArrayList<>();
         SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, expected::add, null);
         assertEquals(0, offline.counters().emittedOutOfOrder + offline.counters().lateEvents);
-        for (int i = 1; i < expected.size(); i++) assertTrue(expected.get(i - 1).timestamp() <= expected.get(i).timestamp());
         String session = offline.session().session();
-        try (TopologyTestDriver driver = driver("state")) {
+        try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.DECODE_ROWS, "true"))) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
-            int size = 64 * 1024;
-            for (int i = 0; i < bytes.length / size; i++) {
-                raw.pipeInput(record(session, Arrays.copyOfRange(bytes, i * size, (i + 1) * size), i, false));
-                if (i == 2) raw.pipeInput(record(session, Arrays.copyOfRange(bytes, size, 2 * size), 1, false)); // a resent buffer
+            for (int i = 0; i < bytes.length / SIZE; i++) {
+                raw.pipeInput(record(session, buffer(bytes, i), i, false));
+                if (i == 2) raw.pipeInput(record(session, buffer(bytes, 1), 1, false)); // a resent buffer
             }
-            raw.pipeInput(record(session, new byte[0], bytes.length / size, true));
-            raw.pipeInput(record(session, Arrays.copyOfRange(bytes, 0, size), 0, false)); // the whole file again, later
+            raw.pipeInput(record(session, new byte[0], bytes.length / SIZE, true));
+            raw.pipeInput(record(session, buffer(bytes, 0), 0, false)); // the whole file again, later
             raw.pipeInput(record(null, new byte[] {1}, 0, false));
 
+            List<ContextSwitch> rows = new ArrayList<>();
+            for (SwitchBatch b : batches(driver)) rows.addAll(b.rows());
+            assertEquals(expected, rows);
+            for (int i = 1; i < rows.size(); i++) assertTrue(rows.get(i - 1).timestamp() <= rows.get(i).timestamp());
             TestOutputTopic<String, io.swapstream.schemas.avro.ContextSwitch> switches = driver.createOutputTopic(
                     "etw.context-switches", new StringDeserializer(), new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class));
-            List<ContextSwitch> got = switches.readValuesToList().stream().map(AvroRecords::of).toList();
-            assertEquals(expected, got);
-            TestOutputTopic<String, TraceSession> sessions = driver.createOutputTopic("etw.sessions", new StringDeserializer(),
-                    new SingleObjectAvroSerde<>(TraceSession.class));
-            List<TraceSession> s = sessions.readValuesToList();
+            assertEquals(expected, switches.readValuesToList().stream().map(AvroRecords::of).toList(), "rows on request");
+            List<TraceSession> s = sessions(driver);
             assertEquals(2, s.size());
-            assertTrue(!s.get(0).getComplete() && s.get(1).getComplete());
+            assertTrue(!s.get(0).getComplete() && s.get(0).getEndReason() == null);
+            assertTrue(s.get(1).getComplete());
+            assertEquals("end-marker", s.get(1).getEndReason());
             assertEquals(expected.size(), s.get(1).getSwitchCount());
             TestOutputTopic<String, ThreadInfo> threads = driver.createOutputTopic("etw.threads", new StringDeserializer(),
                     new SingleObjectAvroSerde<>(ThreadInfo.class));
             List<TestRecord<String, ThreadInfo>> t = threads.readRecordsToList();
             assertEquals(s.get(1).getThreadRecords(), t.size());
             assertTrue(t.stream().allMatch(r -> r.key().startsWith(session + "/")));
-            TestOutputTopic<String, byte[]> dead = driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer());
-            List<TestRecord<String, byte[]>> letters = dead.readRecordsToList();
+            List<TestRecord<String, byte[]>> letters = deadLetters(driver);
             assertEquals(2, letters.size());
-            assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("already complete"));
+            assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (end-marker)"));
             assertTrue(header(letters.get(1), SwapstreamConfig.HEADER_ERROR).contains("without a session key"));
+            assertFalse(driver.getKeyValueStore(DecodeTopology.CHECKPOINT_STORE).all().hasNext(), "an ended session keeps no checkpoint");
         }
     }
 
     @Test
-    void buffersThatArriveEarlyWaitForTheGap() throws Exception {
+    void buffersThatArriveEarlyWaitForTheGapAndLeaveTheStore() throws Exception {
         Path f = dir.resolve("o.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
         List<ContextSwitch> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
-        try (TopologyTestDriver driver = driver("state2")) {
+        try (TopologyTestDriver driver = driver("state2", Map.of())) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
-            int size = 64 * 1024;
-            int n = bytes.length / size;
+            int n = bytes.length / SIZE;
             // 0, then every pair swapped: 2 1 4 3 ...
             List<Integer> order = new ArrayList<>(List.of(0));
             for (int i = 1; i < n; i += 2) {
                 if (i + 1 < n) order.add(i + 1);
                 order.add(i);
             }
-            for (int i : order) raw.pipeInput(record(session, Arrays.copyOfRange(bytes, i * size, (i + 1) * size), i, false));
+            for (int i : order) {
+                raw.pipeInput(record(session, buffer(bytes, i), i, false));
+                // an early buffer waits in the store only until the gap before it fills
+                assertTrue(count(driver, DecodeTopology.EARLY_STORE) <= 1);
+            }
             raw.pipeInput(record(session, new byte[0], n, true));
-            TestOutputTopic<String, io.swapstream.schemas.avro.ContextSwitch> switches = driver.createOutputTopic(
-                    "etw.context-switches", new StringDeserializer(), new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class));
-            assertEquals(expected, switches.readValuesToList().stream().map(AvroRecords::of).toList());
-            TestOutputTopic<String, byte[]> dead = driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer());
-            assertTrue(dead.isEmpty());
+            List<ContextSwitch> rows = new ArrayList<>();
+            for (SwitchBatch b : batches(driver)) rows.addAll(b.rows());
+            assertEquals(expected, rows);
+            assertTrue(deadLetters(driver).isEmpty());
+            assertEquals(0, count(driver, DecodeTopology.EARLY_STORE));
         }
     }
 
     @Test
-    void aMissingBufferIsReportedAtTheEnd() throws Exception {
+    void aMissingBufferIsReportedAtTheEndAndTheSessionIsIncomplete() throws Exception {
         Path f = dir.resolve("m.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
         String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
-        try (TopologyTestDriver driver = driver("state3")) {
+        try (TopologyTestDriver driver = driver("state3", Map.of())) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
-            int size = 64 * 1024;
-            int n = bytes.length / size;
-            for (int i = 0; i < n; i++) if (i != 2) raw.pipeInput(record(session, Arrays.copyOfRange(bytes, i * size, (i + 1) * size), i, false));
+            int n = bytes.length / SIZE;
+            for (int i = 0; i < n; i++) if (i != 2) raw.pipeInput(record(session, buffer(bytes, i), i, false));
             raw.pipeInput(record(session, new byte[0], n, true));
-            TestOutputTopic<String, byte[]> dead = driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer());
-            List<TestRecord<String, byte[]>> letters = dead.readRecordsToList();
+            List<TestRecord<String, byte[]>> letters = deadLetters(driver);
             assertEquals(1, letters.size());
             assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("buffers 2 to " + (n - 1) + " of session"),
                     header(letters.get(0), SwapstreamConfig.HEADER_ERROR));
+            TraceSession end = sessions(driver).get(1);
+            assertFalse(end.getComplete());
+            assertEquals(n - 2, end.getDeadLetters());
+            assertEquals(1, end.getLossReasons().size());
+            assertEquals(0, count(driver, DecodeTopology.EARLY_STORE), "buffers that waited for the gap are dropped at the end");
         }
     }
 
+    /** No buffer for the idle timeout: the session ends incomplete, its state goes, a later buffer is a dead letter. */
+    @Test
+    void aQuietSessionEndsAfterTheIdleTimeout() throws Exception {
+        Path f = dir.resolve("q.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
+        List<ContextSwitch> all = new ArrayList<>();
+        String session = SessionDecoder.decodeFile(f, "h", null, all::add, null).session().session();
+        try (TopologyTestDriver driver = driver("state4", Map.of(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS, "60000"))) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            byte[] bytes = Files.readAllBytes(f);
+            for (int i = 0; i < 3; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+            assertEquals(1, count(driver, DecodeTopology.CHECKPOINT_STORE));
+            driver.advanceWallClockTime(Duration.ofSeconds(30));
+            assertEquals(1, sessions(driver).size(), "not yet");
+            driver.advanceWallClockTime(Duration.ofSeconds(40));
+            List<TraceSession> s = sessions(driver);
+            assertEquals(1, s.size());
+            TraceSession end = s.get(0);
+            assertEquals("idle-timeout", end.getEndReason());
+            assertFalse(end.getComplete());
+            assertTrue(end.getLossReasons().get(0).contains("no buffer for 60 s"), end.getLossReasons().toString());
+            long rows = batches(driver).stream().mapToLong(SwitchBatch::count).sum();
+            assertEquals(rows, end.getSwitchCount(), "the switches of what arrived, every processor's last one included");
+            assertEquals(0, count(driver, DecodeTopology.CHECKPOINT_STORE), "its state is freed");
+            raw.pipeInput(record(session, buffer(bytes, 3), 3, false));
+            assertTrue(header(deadLetters(driver).get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (idle-timeout)"));
+        }
+    }
+
+    @Test
+    void aMalformedHeaderValueIsNoReasonToStop() throws Exception {
+        Path f = dir.resolve("h.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(2000), 0x28);
+        String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
+        try (TopologyTestDriver driver = driver("state5", Map.of())) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            byte[] bytes = Files.readAllBytes(f);
+            TestRecord<String, byte[]> r = record(session, buffer(bytes, 0), 0, false);
+            r.headers().add(SwapstreamConfig.HEADER_MAX_WAIT_REASON, "forty".getBytes(StandardCharsets.UTF_8));
+            r.headers().remove(SwapstreamConfig.HEADER_BUFFER_INDEX);
+            r.headers().add(SwapstreamConfig.HEADER_BUFFER_INDEX, "zero".getBytes(StandardCharsets.UTF_8));
+            raw.pipeInput(r);
+            raw.pipeInput(record(session, buffer(bytes, 1), 1, false));
+            assertEquals(1, sessions(driver).size());
+            assertTrue(deadLetters(driver).isEmpty());
+        }
+    }
+
+    static byte[] buffer(byte[] file, int i) {
+        return Arrays.copyOfRange(file, i * SIZE, (i + 1) * SIZE);
+    }
+
+    static long count(TopologyTestDriver driver, String store) {
+        long n = 0;
+        for (var it = driver.getKeyValueStore(store).all(); it.hasNext(); it.next()) n++;
+        return n;
+    }
+
+    static List<SwitchBatch> batches(TopologyTestDriver driver) {
+        return driver.createOutputTopic("etw.switch-batches", new StringDeserializer(), new SwitchBatchSerde()).readValuesToList();
+    }
+
+    static List<TraceSession> sessions(TopologyTestDriver driver) {
+        return driver.createOutputTopic("etw.sessions", new StringDeserializer(), new SingleObjectAvroSerde<>(TraceSession.class))
+                .readValuesToList();
+    }
+
+    static List<TestRecord<String, byte[]>> deadLetters(TopologyTestDriver driver) {
+        return driver.createOutputTopic("etw.dead-letters", new StringDeserializer(), new ByteArrayDeserializer()).readRecordsToList();
+    }
+
     /** The decode topology on a test driver with its own state directory. */
-    TopologyTestDriver driver(String state) {
+    TopologyTestDriver driver(String state, Map<String, String> config) {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-test-" + state);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(state).toString());
         StreamsBuilder b = new StreamsBuilder();
-        DecodeTopology.build(b, Map.of());
+        DecodeTopology.build(b, config);
         return new TopologyTestDriver(b.build(), p);
     }
 

@@ -42,4 +42,12 @@ public final class LoggerTiming {
         long millis = (maxBatchAgeNanos(timerResolution) + 2 * FLUSH_TIMER_NANOS) / 1_000_000L;
         return Math.multiplyExact(millis, ticksPerSecond) / 1_000L;
     }
+
+    /**
+     * The same for a session without compact batches, where every event is written as it happens:
+     * two flush-timer periods (one until the buffer is flushed, one of slack).
+     */
+    public static long maxEventWriteDelayTicks(long ticksPerSecond) {
+        return Math.multiplyExact(2 * FLUSH_TIMER_NANOS / 1_000_000L, ticksPerSecond) / 1_000L;
+    }
 }

@@ -1,0 +1,77 @@
+package io.swapstream.aggregate.streams;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * What the aggregate stage knows of one session besides its accumulators, committed with its
+ * outputs: how many switches and thread records arrived against what the decode stage says it
+ * sent, how the session ended, and the statistics' carried state (open window, PMC baselines).
+ */
+final class AggregateSession {
+    static final int VERSION = 1;
+
+    String host;
+    long switches;
+    long threads;
+    /** From the decode stage's end-of-session record; -1 until then. */
+    long expectedSwitches = -1;
+    long expectedThreads = -1;
+    String endReason;
+    boolean done;
+    long lateBatches;
+    /** SessionStatistics.writeState. */
+    byte[] statistics = new byte[0];
+
+    boolean allArrived() {
+        return !done && expectedSwitches >= 0 && switches >= expectedSwitches && threads >= expectedThreads;
+    }
+
+    byte[] encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + statistics.length);
+        try (DataOutputStream o = new DataOutputStream(bytes)) {
+            o.writeByte(VERSION);
+            o.writeUTF(host == null ? "" : host);
+            o.writeLong(switches);
+            o.writeLong(threads);
+            o.writeLong(expectedSwitches);
+            o.writeLong(expectedThreads);
+            o.writeUTF(endReason == null ? "" : endReason);
+            o.writeBoolean(done);
+            o.writeLong(lateBatches);
+            o.writeInt(statistics.length);
+            o.write(statistics);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static AggregateSession decode(byte[] b) {
+        AggregateSession s = new AggregateSession();
+        if (b == null) return s;
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
+            int version = in.readUnsignedByte();
+            if (version != VERSION) throw new IllegalStateException("aggregate session state version " + version + " is not " + VERSION);
+            String host = in.readUTF();
+            s.host = host.isEmpty() ? null : host;
+            s.switches = in.readLong();
+            s.threads = in.readLong();
+            s.expectedSwitches = in.readLong();
+            s.expectedThreads = in.readLong();
+            String end = in.readUTF();
+            s.endReason = end.isEmpty() ? null : end;
+            s.done = in.readBoolean();
+            s.lateBatches = in.readLong();
+            s.statistics = new byte[in.readInt()];
+            in.readFully(s.statistics);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return s;
+    }
+}

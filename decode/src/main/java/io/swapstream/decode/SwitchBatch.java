@@ -1,0 +1,214 @@
+package io.swapstream.decode;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Consecutive switches of one session in columns, in time order (DESIGN.md {@code ContextSwitchBatch}):
+ * what the decoder fills, the decode stage sends, and the aggregate reads, with no object per switch.
+ * Null cells hold {@link #NONE} (int columns) or {@link #NO_TIME} (long columns); a batch is reused,
+ * so a consumer copies what it keeps.
+ */
+public final class SwitchBatch {
+    /** An int cell that is null. */
+    public static final int NONE = Integer.MIN_VALUE;
+    /** A long cell that is null. */
+    public static final long NO_TIME = Long.MIN_VALUE;
+    public static final int SOURCE_CSWITCH = 0;
+    public static final int SOURCE_COMPACT = 1;
+    static final String[] SOURCES = {ContextSwitch.CSWITCH, ContextSwitch.COMPACT};
+
+    private String session;
+    private String host;
+    private int count;
+    int[] cpu;
+    long[] timestamp;
+    long[] timeNanos;
+    int[] source;
+    int[] oldThreadId;
+    int[] oldThreadPriority;
+    int[] oldThreadState;
+    int[] oldThreadWaitReason;
+    int[] oldThreadWaitMode;
+    int[] newThreadId;
+    int[] newThreadPriority;
+    long[] newThreadWaitTicks;
+    /** Row i's PMC counters are pmc[pmcStart[i] .. pmcStart[i + 1]). */
+    int[] pmcStart;
+    long[] pmc;
+    long[] newThreadTimeSinceLastNanos;
+    long[] oldThreadRunNanos;
+    /** Thread records the session produced since the previous batch, up to this one's last switch, in order. */
+    private final List<ThreadInfo> threads = new ArrayList<>();
+
+    public SwitchBatch() {
+        this(1024);
+    }
+
+    public SwitchBatch(int capacity) {
+        allocate(Math.max(16, capacity));
+    }
+
+    private void allocate(int n) {
+        cpu = new int[n];
+        timestamp = new long[n];
+        timeNanos = new long[n];
+        source = new int[n];
+        oldThreadId = new int[n];
+        oldThreadPriority = new int[n];
+        oldThreadState = new int[n];
+        oldThreadWaitReason = new int[n];
+        oldThreadWaitMode = new int[n];
+        newThreadId = new int[n];
+        newThreadPriority = new int[n];
+        newThreadWaitTicks = new long[n];
+        pmcStart = new int[n + 1];
+        pmc = new long[16];
+        newThreadTimeSinceLastNanos = new long[n];
+        oldThreadRunNanos = new long[n];
+    }
+
+    private void grow() {
+        int n = cpu.length * 2;
+        cpu = Arrays.copyOf(cpu, n);
+        timestamp = Arrays.copyOf(timestamp, n);
+        timeNanos = Arrays.copyOf(timeNanos, n);
+        source = Arrays.copyOf(source, n);
+        oldThreadId = Arrays.copyOf(oldThreadId, n);
+        oldThreadPriority = Arrays.copyOf(oldThreadPriority, n);
+        oldThreadState = Arrays.copyOf(oldThreadState, n);
+        oldThreadWaitReason = Arrays.copyOf(oldThreadWaitReason, n);
+        oldThreadWaitMode = Arrays.copyOf(oldThreadWaitMode, n);
+        newThreadId = Arrays.copyOf(newThreadId, n);
+        newThreadPriority = Arrays.copyOf(newThreadPriority, n);
+        newThreadWaitTicks = Arrays.copyOf(newThreadWaitTicks, n);
+        pmcStart = Arrays.copyOf(pmcStart, n + 1);
+        newThreadTimeSinceLastNanos = Arrays.copyOf(newThreadTimeSinceLastNanos, n);
+        oldThreadRunNanos = Arrays.copyOf(oldThreadRunNanos, n);
+    }
+
+    /** Empties the batch for rows of {@code session}. */
+    public SwitchBatch reset(String session, String host) {
+        this.session = session;
+        this.host = host;
+        this.count = 0;
+        this.pmcStart[0] = 0;
+        this.threads.clear();
+        return this;
+    }
+
+    /** Makes room for {@code n} rows and sets the count (a decoder then fills the columns). */
+    void resize(int n) {
+        while (cpu.length < n) grow();
+        count = n;
+    }
+
+    void pmcCapacity(int n) {
+        if (pmc.length < n) pmc = Arrays.copyOf(pmc, n);
+    }
+
+    public String session() { return session; }
+    public String host() { return host; }
+    public int count() { return count; }
+    /** No switch and no thread record. */
+    public boolean isEmpty() { return count == 0 && threads.isEmpty(); }
+
+    /** The thread records carried with these switches: labels in the same stream, before the rows. */
+    public List<ThreadInfo> threads() { return threads; }
+
+    public void addThread(ThreadInfo t) { threads.add(t); }
+
+    /**
+     * Appends a row; {@link #NONE} and {@link #NO_TIME} for null cells.
+     *
+     * @param pmcCounters the row's counters, may be null; copied
+     */
+    public void add(int cpu, long timestamp, long timeNanos, int source, int oldThreadId, int oldThreadPriority,
+                    int oldThreadState, int oldThreadWaitReason, int oldThreadWaitMode, int newThreadId,
+                    int newThreadPriority, long newThreadWaitTicks, long[] pmcCounters, long newThreadTimeSinceLastNanos,
+                    long oldThreadRunNanos) {
+        if (count == this.cpu.length) grow();
+        int i = count++;
+        this.cpu[i] = cpu;
+        this.timestamp[i] = timestamp;
+        this.timeNanos[i] = timeNanos;
+        this.source[i] = source;
+        this.oldThreadId[i] = oldThreadId;
+        this.oldThreadPriority[i] = oldThreadPriority;
+        this.oldThreadState[i] = oldThreadState;
+        this.oldThreadWaitReason[i] = oldThreadWaitReason;
+        this.oldThreadWaitMode[i] = oldThreadWaitMode;
+        this.newThreadId[i] = newThreadId;
+        this.newThreadPriority[i] = newThreadPriority;
+        this.newThreadWaitTicks[i] = newThreadWaitTicks;
+        int p = pmcStart[i];
+        int n = pmcCounters == null ? 0 : pmcCounters.length;
+        if (p + n > pmc.length) pmc = Arrays.copyOf(pmc, Math.max(pmc.length * 2, p + n));
+        if (n > 0) System.arraycopy(pmcCounters, 0, pmc, p, n);
+        pmcStart[i + 1] = p + n;
+        this.newThreadTimeSinceLastNanos[i] = newThreadTimeSinceLastNanos;
+        this.oldThreadRunNanos[i] = oldThreadRunNanos;
+    }
+
+    public int cpu(int i) { return cpu[i]; }
+    public long timestamp(int i) { return timestamp[i]; }
+    public long timeNanos(int i) { return timeNanos[i]; }
+    public int source(int i) { return source[i]; }
+    public int oldThreadId(int i) { return oldThreadId[i]; }
+    public int oldThreadPriority(int i) { return oldThreadPriority[i]; }
+    public int oldThreadState(int i) { return oldThreadState[i]; }
+    public int oldThreadWaitReason(int i) { return oldThreadWaitReason[i]; }
+    public int oldThreadWaitMode(int i) { return oldThreadWaitMode[i]; }
+    public int newThreadId(int i) { return newThreadId[i]; }
+    public int newThreadPriority(int i) { return newThreadPriority[i]; }
+    public long newThreadWaitTicks(int i) { return newThreadWaitTicks[i]; }
+    public long newThreadTimeSinceLastNanos(int i) { return newThreadTimeSinceLastNanos[i]; }
+    public long oldThreadRunNanos(int i) { return oldThreadRunNanos[i]; }
+    /** Number of PMC counters of row i. */
+    public int pmcCount(int i) { return pmcStart[i + 1] - pmcStart[i]; }
+    public long pmc(int i, int k) { return pmc[pmcStart[i] + k]; }
+
+    /** Row i as a record: for printing and tests, not for hot paths. */
+    public ContextSwitch row(int i) {
+        List<Long> counters = null;
+        int n = pmcCount(i);
+        if (n > 0) {
+            counters = new ArrayList<>(n);
+            for (int k = 0; k < n; k++) counters.add(pmc(i, k));
+        }
+        return new ContextSwitch(session, host, cpu[i], timestamp[i], timeNanos[i], SOURCES[source[i]], oldThreadId[i],
+                boxed(oldThreadPriority[i]),
+                oldThreadState[i] == NONE ? null : KernelEnums.threadState(oldThreadState[i]),
+                oldThreadWaitReason[i] == NONE ? null : KernelEnums.waitReason(oldThreadWaitReason[i]),
+                oldThreadWaitMode[i] == NONE ? null : ContextSwap.WAIT_MODES[oldThreadWaitMode[i]],
+                boxed(newThreadId[i]), boxed(newThreadPriority[i]), newThreadWaitTicks[i] == NO_TIME ? null : newThreadWaitTicks[i],
+                counters, boxed(newThreadTimeSinceLastNanos[i]), boxed(oldThreadRunNanos[i]));
+    }
+
+    /** Appends a record's row (tests and converters). */
+    public void add(ContextSwitch s) {
+        long[] counters = null;
+        if (s.pmcCounters() != null) counters = s.pmcCounters().stream().mapToLong(Long::longValue).toArray();
+        add(s.cpu(), s.timestamp(), s.timeNanos(), s.source().equals(ContextSwitch.COMPACT) ? SOURCE_COMPACT : SOURCE_CSWITCH,
+                s.oldThreadId(), unboxed(s.oldThreadPriority()),
+                s.oldThreadState() == null ? NONE : KernelEnums.threadStateValue(s.oldThreadState()),
+                s.oldThreadWaitReason() == null ? NONE : KernelEnums.waitReasonValue(s.oldThreadWaitReason()),
+                s.oldThreadWaitMode() == null ? NONE : "UserMode".equals(s.oldThreadWaitMode()) ? 1 : 0,
+                unboxed(s.newThreadId()), unboxed(s.newThreadPriority()),
+                s.newThreadWaitTicks() == null ? NO_TIME : s.newThreadWaitTicks(), counters,
+                s.newThreadTimeSinceLastNanos() == null ? NO_TIME : s.newThreadTimeSinceLastNanos(),
+                s.oldThreadRunNanos() == null ? NO_TIME : s.oldThreadRunNanos());
+    }
+
+    /** Every row as a record. */
+    public List<ContextSwitch> rows() {
+        List<ContextSwitch> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) out.add(row(i));
+        return out;
+    }
+
+    private static Integer boxed(int v) { return v == NONE ? null : v; }
+    private static Long boxed(long v) { return v == NO_TIME ? null : v; }
+    private static int unboxed(Integer v) { return v == null ? NONE : v; }
+}

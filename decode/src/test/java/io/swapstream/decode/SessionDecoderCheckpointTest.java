@@ -1,0 +1,82 @@
+package io.swapstream.decode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.etw.EtlReader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A decoder restored from its checkpoint after every buffer gives exactly the output of one that
+ * never stopped: the checkpoint is the whole state (lanes, queue, thread table, clock, counters).
+ */
+class SessionDecoderCheckpointTest {
+    @TempDir Path dir;
+
+    @ParameterizedTest(name = "{0}, {1} processors")
+    @CsvSource({"compact, 4", "compact, 8", "cswitch, 2"})
+    void restoringAfterEveryBufferChangesNothing(String mode, int cpus) throws Exception {
+        Path f = dir.resolve(mode + ".etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withMode(mode).withSwitches(30_000).withShape(cpus, 6, 5)
+                .withSilentCpus(1), 0x28);
+        List<ContextSwitch> expected = new ArrayList<>();
+        List<ThreadInfo> expectedThreads = new ArrayList<>();
+        SessionDecoder whole = SessionDecoder.decodeFile(f, "h", null, expected::add, expectedThreads::add);
+
+        List<ContextSwitch> got = new ArrayList<>();
+        List<ThreadInfo> threads = new ArrayList<>();
+        int largest = 0;
+        int buffers = 0;
+        byte[] checkpoint = null;
+        try (EtlReader r = EtlReader.open(f)) {
+            while (r.next()) {
+                SessionDecoder d = checkpoint == null
+                        ? new SessionDecoder("h", null, b -> got.addAll(b.rows()), threads::add, 1000)
+                        : SessionDecoder.restore(checkpoint, "h", null, b -> got.addAll(b.rows()), threads::add, 1000);
+                d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
+                checkpoint = d.checkpoint();
+                largest = Math.max(largest, checkpoint.length);
+                buffers++;
+            }
+        }
+        SessionDecoder last = SessionDecoder.restore(checkpoint, "h", null, b -> got.addAll(b.rows()), threads::add, 1000);
+        last.finish();
+        assertEquals(expected, got);
+        assertEquals(expectedThreads, threads);
+        assertEquals(whole.counters().toMap(), last.counters().toMap());
+        assertTrue(buffers > 5, buffers + " buffers");
+    }
+
+    /**
+     * The checkpoint holds what the merge waits for (one write delay of switches, with a silent
+     * processor) and the live threads: a trace four times longer has checkpoints no larger.
+     */
+    @org.junit.jupiter.api.Test
+    void theCheckpointDoesNotGrowWithTheTrace() throws Exception {
+        long shorter = largestCheckpoint(100_000);
+        long longer = largestCheckpoint(400_000);
+        assertTrue(longer < 1.5 * shorter, "largest checkpoint " + longer + " bytes against " + shorter);
+    }
+
+    long largestCheckpoint(long switches) throws Exception {
+        Path f = dir.resolve("long" + switches + ".etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(switches).withShape(8, 6, 5).withSilentCpus(1), 0x28);
+        SessionDecoder d = new SessionDecoder("h", null, b -> { }, null, 4096);
+        long largest = 0;
+        int n = 0;
+        try (EtlReader r = EtlReader.open(f)) {
+            while (r.next()) {
+                d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
+                if (n++ % 8 == 0) largest = Math.max(largest, d.checkpoint().length);
+            }
+        }
+        return largest;
+    }
+}

@@ -1,0 +1,47 @@
+package io.swapstream.schemas;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What a stage has done since this process started, counted where it happens: for the progress
+ * lines of the long-lived commands and their metrics. One instance per stage in a process.
+ */
+public final class StageCounters {
+    public static final StageCounters INGEST = new StageCounters("ingest");
+    public static final StageCounters DECODE = new StageCounters("decode");
+    public static final StageCounters AGGREGATE = new StageCounters("aggregate");
+
+    public final String stage;
+    public final LongAdder recordsIn = new LongAdder();
+    public final LongAdder buffersIn = new LongAdder();
+    public final LongAdder buffersOut = new LongAdder();
+    public final LongAdder switchesIn = new LongAdder();
+    public final LongAdder switchesOut = new LongAdder();
+    public final LongAdder statsOut = new LongAdder();
+    public final LongAdder windowsClosed = new LongAdder();
+    public final LongAdder deadLetters = new LongAdder();
+    public final LongAdder sessionsEnded = new LongAdder();
+    public final AtomicLong sessionsOpen = new AtomicLong();
+
+    private StageCounters(String stage) {
+        this.stage = stage;
+    }
+
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("recordsIn", recordsIn.sum());
+        m.put("buffersIn", buffersIn.sum());
+        m.put("buffersOut", buffersOut.sum());
+        m.put("switchesIn", switchesIn.sum());
+        m.put("switchesOut", switchesOut.sum());
+        m.put("statsOut", statsOut.sum());
+        m.put("windowsClosed", windowsClosed.sum());
+        m.put("deadLetters", deadLetters.sum());
+        m.put("sessionsEnded", sessionsEnded.sum());
+        m.put("sessionsOpen", sessionsOpen.get());
+        return m;
+    }
+}
