@@ -3,6 +3,7 @@ package io.swapstream.cli;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -18,24 +19,72 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * A real single-node Kafka (KRaft, broker and controller in one) in this JVM, on 127.0.0.1, with
- * its data in a temporary directory removed at close.
+ * A real single-node Kafka (KRaft, broker and controller in one) in this JVM, on 127.0.0.1. Either
+ * temporary (data removed at close) or on a data directory kept across restarts: its configuration,
+ * ports included, is stored there at the first start and reused, so the controller's recorded
+ * endpoint stays valid.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
     private final KafkaRaftServer server;
     private final Path dataDir;
+    private final boolean temporary;
     private final String bootstrap;
 
-    private EmbeddedKafkaBroker(KafkaRaftServer server, Path dataDir, String bootstrap) {
+    private EmbeddedKafkaBroker(KafkaRaftServer server, Path dataDir, boolean temporary, String bootstrap) {
         this.server = server;
         this.dataDir = dataDir;
+        this.temporary = temporary;
         this.bootstrap = bootstrap;
     }
 
+    /** A broker on free ports with its data in a temporary directory, removed at close. */
     public static EmbeddedKafkaBroker start() throws IOException {
-        Path dir = Files.createTempDirectory("swapstream-kafka-");
-        int port = freePort();
-        int controllerPort = freePort();
+        return start(Files.createTempDirectory("swapstream-kafka-"), 0, true);
+    }
+
+    /**
+     * A broker whose data lives in {@code dataDir}: formatted at the first start, reused after.
+     *
+     * @param port the client port (0: a free one); on a directory used before, its stored port is kept
+     *             unless another is given
+     */
+    public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary) throws IOException {
+        Files.createDirectories(dataDir);
+        Path config = dataDir.resolve("server.properties");
+        Properties p;
+        boolean fresh = !Files.exists(config);
+        if (fresh) {
+            int client = port > 0 ? port : freePort();
+            p = properties(dataDir, client, freePort());
+            try (OutputStream out = Files.newOutputStream(config)) {
+                p.store(out, "swapstream broker");
+            }
+            ByteArrayOutputStream log = new ByteArrayOutputStream();
+            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(),
+                    "--standalone"}, new PrintStream(log, true, StandardCharsets.UTF_8));
+            if (rc != 0) throw new IOException("formatting the broker's storage in " + dataDir + " failed: " + log);
+        } else {
+            p = new Properties();
+            try (InputStream in = Files.newInputStream(config)) {
+                p.load(in);
+            }
+            int stored = Integer.parseInt(p.getProperty("advertised.listeners").replaceAll(".*:", ""));
+            if (port > 0 && port != stored) {
+                int controller = Integer.parseInt(p.getProperty("controller.quorum.bootstrap.servers").replaceAll(".*:", ""));
+                Properties q = properties(dataDir, port, controller);
+                try (OutputStream out = Files.newOutputStream(config)) {
+                    q.store(out, "swapstream broker");
+                }
+                p = q;
+            }
+        }
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p), Time.SYSTEM);
+        server.startup();
+        String bootstrap = p.getProperty("advertised.listeners").replace("PLAINTEXT://", "");
+        return new EmbeddedKafkaBroker(server, dataDir, temporary, bootstrap);
+    }
+
+    private static Properties properties(Path dir, int port, int controllerPort) {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
@@ -59,17 +108,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
         p.put("message.max.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES + 1024));
         p.put("log.segment.bytes", String.valueOf(64 * 1024 * 1024));
-        Path config = dir.resolve("server.properties");
-        try (OutputStream out = Files.newOutputStream(config)) {
-            p.store(out, "swapstream embedded broker");
-        }
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(),
-                "--standalone"}, new PrintStream(log, true, StandardCharsets.UTF_8));
-        if (rc != 0) throw new IOException("formatting the embedded broker's storage failed: " + log);
-        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p), Time.SYSTEM);
-        server.startup();
-        return new EmbeddedKafkaBroker(server, dir, "127.0.0.1:" + port);
+        return p;
     }
 
     private static int freePort() throws IOException {
@@ -80,10 +119,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     public String bootstrapServers() { return bootstrap; }
 
+    public Path dataDir() { return dataDir; }
+
     @Override
     public void close() {
         server.shutdown();
         server.awaitShutdown();
-        Directories.deleteTree(dataDir);
+        if (temporary) Directories.deleteTree(dataDir);
     }
 }

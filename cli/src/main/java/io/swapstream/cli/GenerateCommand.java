@@ -3,6 +3,7 @@ package io.swapstream.cli;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.ingest.generate.TraceReplay;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -59,9 +60,13 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--silent-cpus", defaultValue = "0", paramLabel = "N", description = "this many of the processors (the highest) never run anything and log nothing")
     int silentCpus;
 
+    @Option(names = "--speed", paramLabel = "X", description = "write the file as the trace runs, X times faster than real time: a growing trace for ingest --watch")
+    Double speed;
+
     @Override
     public Integer call() throws Exception {
         Options.outputFile("--out", out);
+        if (speed != null) Options.between("--speed", speed, 0.001, 1e9);
         Options.atLeast("--switches", switches, 1);
         Options.atLeast("--cpus", cpus, 1);
         if (cpus > MAX_CPUS) throw new UserInputException("--cpus must be at most " + MAX_CPUS + ", not " + cpus);
@@ -76,8 +81,22 @@ final class GenerateCommand implements Callable<Integer> {
         }
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
                 !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, null);
-        long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
-        spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);
+        if (speed == null) {
+            long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
+            spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);
+            return 0;
+        }
+        // generated beside the target first, so nothing but the growing file appears where it is watched
+        java.nio.file.Path whole = java.nio.file.Files.createTempFile("swapstream-generate-", ".tmp");
+        try {
+            long n = TraceGenerator.generate(whole, o, MaximumWaitReason.forBuild(build));
+            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time%n", out, n, mode, speed);
+            spec.commandLine().getErr().flush();
+            TraceReplay.replay(whole, out, speed, null);
+            spec.commandLine().getErr().printf("wrote %s%n", out);
+        } finally {
+            java.nio.file.Files.deleteIfExists(whole);
+        }
         return 0;
     }
 }

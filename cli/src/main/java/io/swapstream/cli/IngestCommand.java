@@ -1,6 +1,8 @@
 package io.swapstream.cli;
 
 import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.DirectoryIngest;
+import io.swapstream.schemas.StageCounters;
 import io.swapstream.ingest.SessionStatus;
 import io.swapstream.ingest.TopicSetup;
 import java.io.PrintWriter;
@@ -21,12 +23,24 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-@Command(name = "ingest", description = "Publish the raw buffers of .etl files to Kafka, one record per buffer.")
+@Command(name = "ingest", description = "Publish the raw buffers of .etl files to Kafka, one record per buffer;"
+        + " with --watch, follow a directory of growing traces until stopped.")
 final class IngestCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
-    @Parameters(arity = "1..*", paramLabel = "FILE.etl", description = "the traces to publish") List<Path> files;
+    @Parameters(arity = "0..*", paramLabel = "FILE.etl", description = "the traces to publish (or --watch)",
+            showDefaultValue = picocli.CommandLine.Help.Visibility.NEVER)
+    List<Path> files = new ArrayList<>();
+
+    @Option(names = "--watch", paramLabel = "DIR", description = "follow every .etl file in DIR, new and growing, publishing each buffer once it is whole")
+    Path watch;
+
+    @Option(names = "--quiet", defaultValue = "30s", paramLabel = "DURATION", description = "with --watch: a file that has not grown for this long is finished")
+    String quiet;
+
+    @Option(names = "--poll", defaultValue = "1s", paramLabel = "DURATION", description = "with --watch: how often the directory is looked at")
+    String poll;
 
     @Option(names = "--host", paramLabel = "HOST", description = "host the traces came from; default: each file's name without extension") String host;
 
@@ -36,6 +50,8 @@ final class IngestCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Integer mwr = Options.maxWaitReason(maxWaitReason);
+        if (watch != null) return watch(mwr);
+        if (files.isEmpty()) throw new UserInputException("give the traces to publish, or --watch DIR");
         Options.traceFiles(files);
         kafka.validate(true);
         String bootstrap = kafka.connect();
@@ -45,6 +61,54 @@ final class IngestCommand implements Callable<Integer> {
         Outcome o = publish(spec, bootstrap, kafka.prefix, files, host, mwr, true);
         return o.status();
     }
+
+    /** Follows the directory until the process is stopped. */
+    private int watch(Integer mwr) throws Exception {
+        if (!files.isEmpty()) throw new UserInputException("give the traces to publish or --watch DIR, not both");
+        if (!Files.isDirectory(watch)) throw new UserInputException("--watch: " + watch + " is not a directory");
+        long quietMs = Options.positiveDuration("--quiet", quiet) / 1_000_000;
+        long pollMs = Options.positiveDuration("--poll", poll) / 1_000_000;
+        kafka.validate(true);
+        String bootstrap = kafka.connect();
+        try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
+            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        Path dir = watch.toAbsolutePath().normalize();
+        // one watcher per directory and topic prefix: a restarted one fences the old and goes on from its positions
+        String txId = "swapstream-ingest-" + kafka.prefix + Integer.toHexString(dir.toString().hashCode());
+        DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, host, quietMs, kafka.prefix, bootstrap, txId, mwr, Map.of());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            running.set(false);
+            try {
+                done.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        try (DirectoryIngest ingest = new DirectoryIngest(settings, line -> {
+                 err.println("swapstream ingest: " + line);
+                 err.flush();
+             });
+             ProgressLine progress = new ProgressLine(err, "swapstream ingest: ", () -> String.format(
+                     "%d buffers out, %d sessions open, %d ended", StageCounters.INGEST.buffersOut.sum(),
+                     ingestOpen.get(), StageCounters.INGEST.sessionsEnded.sum()))) {
+            err.printf("swapstream ingest: watching %s (a file quiet for %s is finished), Kafka %s%n", dir, quiet, bootstrap);
+            err.flush();
+            while (running.get()) {
+                ingest.poll(System.currentTimeMillis());
+                ingestOpen.set(ingest.open());
+                Thread.sleep(pollMs);
+            }
+        } finally {
+            done.countDown();
+        }
+        return 0;
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong ingestOpen = new java.util.concurrent.atomic.AtomicLong();
 
     /** What publishing some files came to: the sessions published and the exit status. */
     record Outcome(List<BufferPublisher.Published> published, int status) {}

@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.schemas.StageCounters;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,9 +75,31 @@ abstract class StageCommand implements Callable<Integer> {
             stopped.complete(0);
         }));
         streams.start();
-        int status = stopped.get();
+        StageCounters counters = stage().equals(StageConfig.DECODE) ? StageCounters.DECODE : StageCounters.AGGREGATE;
+        int status;
+        try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters))) {
+            status = stopped.get();
+        }
         streams.close(Duration.ofSeconds(30));
         return status;
+    }
+
+    /** Records in and out, sessions, lag: what an operator wants to see every few seconds. */
+    static String progress(KafkaStreams streams, StageCounters c) {
+        double lag = 0;
+        for (var e : streams.metrics().entrySet()) {
+            if (e.getKey().name().equals("records-lag") && e.getKey().group().equals("consumer-fetch-manager-metrics")
+                    && e.getValue().metricValue() instanceof Number n && !Double.isNaN(n.doubleValue())) {
+                lag += n.doubleValue();
+            }
+        }
+        if (c == StageCounters.DECODE) {
+            return String.format("%s; %d buffers in, %d switches out, %d sessions open, %d ended, %d dead letters, lag %.0f records",
+                    streams.state(), c.buffersIn.sum(), c.switchesOut.sum(), c.sessionsOpen.get(), c.sessionsEnded.sum(),
+                    c.deadLetters.sum(), lag);
+        }
+        return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions ended, lag %.0f records",
+                streams.state(), c.switchesIn.sum(), c.statsOut.sum(), c.windowsClosed.sum(), c.sessionsEnded.sum(), lag);
     }
 
     @Command(name = "decode", description = "Run the decode stage (raw buffers to switches, sessions, threads) until stopped.")

@@ -21,7 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream 0.1.0",
         description = "Windows context-switch traces to per-thread scheduling statistics.",
         subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class,
-            IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, CommandLine.HelpCommand.class})
+            IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, BrokerCommand.class, TailCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Swapstream {
 
     /** Exit status for input the user must fix (bad file, bad option). */

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -28,6 +29,8 @@ public final class BufferPublisher implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final String rawTopic;
     private final String deadLetterTopic;
+    /** The first send the broker refused: every send is checked before publish returns. */
+    private final AtomicReference<Exception> failed = new AtomicReference<>();
 
     /** What one file became. */
     public record Published(String session, long buffers, long bytes, String error) {}
@@ -85,8 +88,10 @@ public final class BufferPublisher implements AutoCloseable {
                 end.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
                 end.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
             }
-            producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
+            producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end), this::sent);
             producer.flush();
+            Exception e = failed.getAndSet(null);
+            if (e != null) throw new ExecutionException("a buffer of " + file + " was not accepted by Kafka: " + e.getMessage(), e);
             return new Published(session, index, bytes, error);
         }
     }
@@ -125,10 +130,15 @@ public final class BufferPublisher implements AutoCloseable {
             h.add(SwapstreamConfig.HEADER_ERROR, error.getBytes(StandardCharsets.UTF_8));
             h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
         }
-        producer.send(new ProducerRecord<>(error == null ? rawTopic : deadLetterTopic, null, session, value, h));
+        producer.send(new ProducerRecord<>(error == null ? rawTopic : deadLetterTopic, null, session, value, h), this::sent);
     }
 
-    private static RecordHeaders headers(String host, Path file, long index, long offset, Integer maxWaitReason) {
+    private void sent(org.apache.kafka.clients.producer.RecordMetadata m, Exception e) {
+        if (e != null) failed.compareAndSet(null, e);
+    }
+
+    /** The headers of a raw buffer record (DESIGN.md topics); {@code offset} negative for none. */
+    public static RecordHeaders headers(String host, Path file, long index, long offset, Integer maxWaitReason) {
         RecordHeaders h = new RecordHeaders();
         h.add(SwapstreamConfig.HEADER_HOST, host.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_SOURCE_FILE, file.toString().getBytes(StandardCharsets.UTF_8));

@@ -30,6 +30,7 @@ public final class TopicSetup {
         t.put(SwapstreamConfig.THREADS, Map.of("cleanup.policy", "compact"));
         t.put(SwapstreamConfig.THREAD_STATS, Map.of("cleanup.policy", "compact"));
         t.put(SwapstreamConfig.DEAD_LETTERS, Map.of("max.message.bytes", big));
+        t.put(SwapstreamConfig.INGEST_POSITIONS, Map.of("cleanup.policy", "compact"));
         return t;
     }
 

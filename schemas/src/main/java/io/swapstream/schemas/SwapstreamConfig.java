@@ -34,6 +34,8 @@ public final class SwapstreamConfig {
     public static final String THREADS = "threads";
     public static final String THREAD_STATS = "thread-stats";
     public static final String DEAD_LETTERS = "dead-letters";
+    /** Where `ingest --watch` keeps how far it has published each session (compacted, written in its transactions). */
+    public static final String INGEST_POSITIONS = "ingest-positions";
 
     // record headers on raw buffers and dead letters
     public static final String HEADER_HOST = "host";

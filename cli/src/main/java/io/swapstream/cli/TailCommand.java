@@ -1,0 +1,180 @@
+package io.swapstream.cli;
+
+import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.ingest.DirectoryIngest;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadInfo;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.serde.AvroJson;
+import io.swapstream.schemas.serde.RecordSerdeFactory;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "tail", description = "A topic of the pipeline as JSON lines, Avro decoded, committed records only;"
+        + " exits at the end unless --follow.")
+final class TailCommand implements Callable<Integer> {
+    static final List<String> TOPICS = List.of(SwapstreamConfig.RAW_BUFFERS, SwapstreamConfig.SESSIONS,
+            SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.CONTEXT_SWITCHES, SwapstreamConfig.THREADS,
+            SwapstreamConfig.THREAD_STATS, SwapstreamConfig.DEAD_LETTERS, SwapstreamConfig.INGEST_POSITIONS);
+
+    @Spec CommandSpec spec;
+    @Mixin KafkaOptions kafka;
+
+    @Parameters(paramLabel = "TOPIC", description = "a topic, with or without the prefix: raw-buffers, sessions, switch-batches,"
+            + " context-switches, threads, thread-stats, dead-letters or ingest-positions")
+    String topic;
+
+    @Option(names = "--from-beginning", description = "every record; without it, the last --last records of each partition")
+    boolean fromBeginning;
+
+    @Option(names = "--last", defaultValue = "10", paramLabel = "N", description = "records per partition shown without --from-beginning")
+    int last;
+
+    @Option(names = "--follow", description = "keep printing new records until stopped") boolean follow;
+
+    @Option(names = "--rows", description = "switch batches as one row per switch") boolean rows;
+
+    @Override
+    public Integer call() throws Exception {
+        Options.atLeast("--last", last, 0);
+        String suffix = topic.startsWith(kafka.prefix) ? topic.substring(kafka.prefix.length()) : topic;
+        if (!TOPICS.contains(suffix)) {
+            throw new UserInputException("TOPIC: '" + topic + "' is not a topic of the pipeline; one of " + TOPICS
+                    + " (prefix " + kafka.prefix + ")");
+        }
+        String name = SwapstreamConfig.topic(kafka.prefix, suffix);
+        kafka.validate(true);
+        String bootstrap = kafka.connect();
+        PrintWriter out = spec.commandLine().getOut();
+        Map<String, Object> c = new HashMap<>();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, "swapstream-tail");
+        Function<ConsumerRecord<String, byte[]>, String> json = format(suffix, Map.of(SwapstreamConfig.TOPIC_PREFIX, kafka.prefix));
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
+            List<PartitionInfo> infos = consumer.partitionsFor(name);
+            if (infos == null || infos.isEmpty()) throw new UserInputException("topic " + name + " does not exist");
+            List<TopicPartition> parts = infos.stream().map(p -> new TopicPartition(name, p.partition())).toList();
+            consumer.assign(parts);
+            Map<TopicPartition, Long> begin = consumer.beginningOffsets(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+            for (TopicPartition tp : parts) {
+                consumer.seek(tp, fromBeginning ? begin.get(tp) : Math.max(begin.get(tp), end.get(tp) - last));
+            }
+            while (follow || parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    String line = json.apply(r);
+                    if (line != null) out.println(line);
+                }
+                out.flush();
+            }
+        }
+        return 0;
+    }
+
+    /** How a topic's records read as JSON lines. */
+    private Function<ConsumerRecord<String, byte[]>, String> format(String suffix, Map<String, Object> config) {
+        RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
+        return switch (suffix) {
+            case SwapstreamConfig.SESSIONS -> avro(serdes.serde(TraceSession.class, config).deserializer());
+            case SwapstreamConfig.THREADS -> avro(serdes.serde(ThreadInfo.class, config).deserializer());
+            case SwapstreamConfig.THREAD_STATS -> avro(serdes.serde(ThreadStats.class, config).deserializer());
+            case SwapstreamConfig.CONTEXT_SWITCHES -> avro(serdes.serde(io.swapstream.schemas.avro.ContextSwitch.class, config).deserializer());
+            case SwapstreamConfig.SWITCH_BATCHES -> batches(SwitchBatchSerde.forConfig(config).deserializer());
+            case SwapstreamConfig.INGEST_POSITIONS -> TailCommand::position;
+            default -> TailCommand::raw;
+        };
+    }
+
+    private static <T extends SpecificRecord> Function<ConsumerRecord<String, byte[]>, String> avro(Deserializer<T> d) {
+        return r -> r.value() == null ? null : decoded(r, () -> AvroJson.toJson((org.apache.avro.generic.GenericRecord) d.deserialize(r.topic(), r.value())));
+    }
+
+    private Function<ConsumerRecord<String, byte[]>, String> batches(Deserializer<SwitchBatch> d) {
+        return r -> r.value() == null ? null : decoded(r, () -> {
+            SwitchBatch b = d.deserialize(r.topic(), r.value());
+            if (!rows) return AvroJson.toJson(SwitchBatchSerde.toAvro(b));
+            StringBuilder s = new StringBuilder();
+            for (int i = 0; i < b.count(); i++) {
+                if (i > 0) s.append('\n');
+                ContextSwitch row = b.row(i);
+                Rows.json(s, row);
+            }
+            return b.count() == 0 ? null : s.toString();
+        });
+    }
+
+    private static String decoded(ConsumerRecord<String, byte[]> r, java.util.function.Supplier<String> json) {
+        try {
+            return json.get();
+        } catch (SerializationException e) {
+            StringBuilder b = new StringBuilder("{\"undecodable\":");
+            AvroJson.string(b, e.getMessage());
+            b.append(",\"partition\":").append(r.partition()).append(",\"offset\":").append(r.offset()).append('}');
+            return b.toString();
+        }
+    }
+
+    /** A raw buffer or dead letter: its key, place, headers and size; the bytes themselves are binary. */
+    private static String raw(ConsumerRecord<String, byte[]> r) {
+        StringBuilder b = new StringBuilder("{\"key\":");
+        if (r.key() == null) b.append("null");
+        else AvroJson.string(b, r.key());
+        b.append(",\"partition\":").append(r.partition()).append(",\"offset\":").append(r.offset()).append(",\"headers\":{");
+        boolean first = true;
+        for (Header h : r.headers()) {
+            if (!first) b.append(',');
+            first = false;
+            AvroJson.string(b, h.key());
+            b.append(':');
+            AvroJson.string(b, new String(h.value(), StandardCharsets.UTF_8));
+        }
+        b.append("},\"bytes\":").append(r.value() == null ? 0 : r.value().length).append('}');
+        return b.toString();
+    }
+
+    private static String position(ConsumerRecord<String, byte[]> r) {
+        if (r.value() == null) return null;
+        DirectoryIngest.Position p;
+        try {
+            p = DirectoryIngest.Position.decode(r.value());
+        } catch (RuntimeException e) {
+            return raw(r);
+        }
+        StringBuilder b = new StringBuilder("{\"session\":");
+        AvroJson.string(b, r.key());
+        b.append(",\"path\":");
+        AvroJson.string(b, p.path());
+        b.append(",\"nextIndex\":").append(p.nextIndex()).append(",\"offset\":").append(p.offset())
+                .append(",\"ended\":").append(p.ended()).append('}');
+        return b.toString();
+    }
+}
