@@ -108,6 +108,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
         p.put("message.max.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES + 1024));
         p.put("log.segment.bytes", String.valueOf(64 * 1024 * 1024));
+        p.put("log.cleaner.backoff.ms", "2000");
         return p;
     }
 

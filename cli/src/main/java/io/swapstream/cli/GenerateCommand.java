@@ -60,6 +60,9 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--silent-cpus", defaultValue = "0", paramLabel = "N", description = "this many of the processors (the highest) never run anything and log nothing")
     int silentCpus;
 
+    @Option(names = "--buffer-size", defaultValue = "64", paramLabel = "KIB", description = "KiB in each trace buffer, 4 to 1024")
+    int bufferKiB;
+
     @Option(names = "--speed", paramLabel = "X", description = "write the file as the trace runs, X times faster than real time: a growing trace for ingest --watch")
     Double speed;
 
@@ -76,11 +79,12 @@ final class GenerateCommand implements Callable<Integer> {
         if (pmc < 0 || pmc > 7) throw new UserInputException("--pmc must be between 0 and 7, not " + pmc);
         if (pmc > 0 && mode == Mode.compact) throw new UserInputException("--pmc: PMC counters ride on CSwitch events; use --mode cswitch");
         Options.between("--exit-rate", exitRate, 0, 1);
+        if (bufferKiB < 4 || bufferKiB > 1024) throw new UserInputException("--buffer-size must be between 4 and 1024 KiB, not " + bufferKiB);
         if (silentCpus < 0 || silentCpus >= cpus) {
             throw new UserInputException("--silent-cpus must leave at least one of the " + cpus + " processors running, not " + silentCpus);
         }
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
-                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, null);
+                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, null, bufferKiB * 1024);
         if (speed == null) {
             long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
             spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);

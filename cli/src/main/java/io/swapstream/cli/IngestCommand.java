@@ -58,7 +58,7 @@ final class IngestCommand implements Callable<Integer> {
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
             TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
         }
-        Outcome o = publish(spec, bootstrap, kafka.prefix, files, host, mwr, true);
+        Outcome o = publish(spec, bootstrap, kafka.prefix, files, host, mwr, true, kafka.clientConfig());
         return o.status();
     }
 
@@ -77,7 +77,8 @@ final class IngestCommand implements Callable<Integer> {
         Path dir = watch.toAbsolutePath().normalize();
         // one watcher per directory and topic prefix: a restarted one fences the old and goes on from its positions
         String txId = "swapstream-ingest-" + kafka.prefix + Integer.toHexString(dir.toString().hashCode());
-        DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, host, quietMs, kafka.prefix, bootstrap, txId, mwr, Map.of());
+        DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, host, quietMs, kafka.prefix, bootstrap, txId, mwr,
+                kafka.clientConfig());
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -118,12 +119,12 @@ final class IngestCommand implements Callable<Integer> {
      * file whose session has already ended is not published again ({@code checkEnded}).
      */
     static Outcome publish(CommandSpec spec, String bootstrap, String prefix, List<Path> files, String host,
-                           Integer maxWaitReason, boolean checkEnded) throws Exception {
+                           Integer maxWaitReason, boolean checkEnded, Map<String, Object> clientConfig) throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         List<BufferPublisher.Published> out = new ArrayList<>();
         int status = 0;
-        try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of());
-             SessionStatus sessions = checkEnded ? new SessionStatus(bootstrap, prefix, Map.of()) : null) {
+        try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, clientConfig);
+             SessionStatus sessions = checkEnded ? new SessionStatus(bootstrap, prefix, clientConfig) : null) {
             for (Path f : files) {
                 BufferPublisher.Published p;
                 try {

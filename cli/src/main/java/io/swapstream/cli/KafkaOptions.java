@@ -1,7 +1,12 @@
 package io.swapstream.cli;
 
 import io.swapstream.schemas.SwapstreamConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Properties;
 import java.util.Map;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Option;
@@ -25,6 +30,12 @@ final class KafkaOptions {
             description = "how long to wait for Kafka to answer before giving up")
     String connectTimeout;
 
+    @Option(names = "--client-config", paramLabel = "FILE",
+            description = "Kafka client properties (TLS, SASL, timeouts...) for every producer, consumer, admin and Kafka Streams client")
+    Path clientConfig;
+
+    private Map<String, Object> loaded;
+
     /** The bootstrap servers given, else $KAFKA_BOOTSTRAP; null when neither. */
     String bootstrapOrNull() {
         if (bootstrapServers != null) return bootstrapServers;
@@ -38,6 +49,7 @@ final class KafkaOptions {
             throw new UserInputException("no Kafka: give --bootstrap-servers HOST:PORT or set KAFKA_BOOTSTRAP");
         }
         if (bootstrapOrNull() != null) KafkaReachability.parse(bootstrapOrNull());
+        clientConfig();
         Options.atLeast("--partitions", partitions, 1);
         Options.atLeast("--replication", replication, 1);
         connectTimeoutMs();
@@ -54,13 +66,38 @@ final class KafkaOptions {
     String connect() {
         validate(true);
         String b = bootstrapOrNull();
-        KafkaReachability.await(b, connectTimeoutMs(), Map.of());
+        KafkaReachability.await(b, connectTimeoutMs(), clientConfig());
         return b;
+    }
+
+    /** The properties of --client-config, or none. */
+    Map<String, Object> clientConfig() {
+        if (loaded != null) return loaded;
+        Map<String, Object> m = new HashMap<>();
+        if (clientConfig != null) {
+            if (!Files.isRegularFile(clientConfig)) throw new UserInputException("--client-config: " + clientConfig + " is not a file");
+            Properties p = new Properties();
+            try (Reader r = Files.newBufferedReader(clientConfig)) {
+                p.load(r);
+            } catch (IOException | IllegalArgumentException e) {
+                throw new UserInputException("--client-config: " + clientConfig + " cannot be read as properties: " + e.getMessage());
+            }
+            p.forEach((k, v) -> m.put(k.toString(), v.toString()));
+        }
+        loaded = m;
+        return m;
+    }
+
+    /** The same as strings, for Kafka Streams overrides. */
+    Map<String, String> clientConfigStrings() {
+        Map<String, String> m = new HashMap<>();
+        clientConfig().forEach((k, v) -> m.put(k, v.toString()));
+        return m;
     }
 
     /** Settings for an admin client that gives up after the connect timeout. */
     Map<String, Object> admin(String bootstrap) {
-        Map<String, Object> c = new HashMap<>();
+        Map<String, Object> c = new HashMap<>(clientConfig());
         c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, Math.max(1000, connectTimeoutMs())));
         return c;

@@ -79,7 +79,7 @@ final class RunCommand implements Callable<Integer> {
             String bootstrap = kafka.bootstrapOrNull();
             long t0 = System.nanoTime();
             if (bootstrap != null) {
-                KafkaReachability.await(bootstrap, kafka.connectTimeoutMs(), Map.of());
+                KafkaReachability.await(bootstrap, kafka.connectTimeoutMs(), kafka.clientConfig());
             } else {
                 broker = EmbeddedKafkaBroker.start();
                 bootstrap = broker.bootstrapServers();
@@ -99,10 +99,10 @@ final class RunCommand implements Callable<Integer> {
             }
             String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
-                    kafka.replication, windowNanos > 0 ? windowNanos : DEFAULT_WINDOW_NANOS, 1000, Map.of())) {
+                    kafka.replication, windowNanos > 0 ? windowNanos : DEFAULT_WINDOW_NANOS, 1000, kafka.clientConfigStrings())) {
                 long t1 = System.nanoTime();
                 IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,
-                        kafka.bootstrapOrNull() != null);
+                        kafka.bootstrapOrNull() != null, kafka.clientConfig());
                 List<BufferPublisher.Published> published = outcome.published();
                 if (published.isEmpty()) return outcome.status();
                 double ingested = (System.nanoTime() - t1) / 1e9;

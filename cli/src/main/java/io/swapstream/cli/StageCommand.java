@@ -37,6 +37,9 @@ abstract class StageCommand implements Callable<Integer> {
     /** Checks the stage's own options before anything starts. */
     void validate() { }
 
+    /** The stage's own settings, as configuration keys. */
+    Map<String, String> stageSettings() { return Map.of(); }
+
     abstract Topology topology(Properties config);
 
     @Override
@@ -44,8 +47,10 @@ abstract class StageCommand implements Callable<Integer> {
         validate();
         kafka.validate(true);
         String bootstrap = kafka.connect();
+        Map<String, String> overrides = new java.util.HashMap<>(kafka.clientConfigStrings());
+        overrides.putAll(stageSettings());
         Properties config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()),
-                kafka.prefix, kafka.replication, Map.of());
+                kafka.prefix, kafka.replication, overrides);
         Topology topology = topology(config);
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
             int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
@@ -102,9 +107,28 @@ abstract class StageCommand implements Callable<Integer> {
                 streams.state(), c.switchesIn.sum(), c.statsOut.sum(), c.windowsClosed.sum(), c.sessionsEnded.sum(), lag);
     }
 
-    @Command(name = "decode", description = "Run the decode stage (raw buffers to switches, sessions, threads) until stopped.")
+    @Command(name = "decode", description = "Run the decode stage (raw buffers to switch batches, sessions, threads) until stopped.")
     static final class Decode extends StageCommand {
+        @Option(names = "--idle-timeout", defaultValue = "10m", paramLabel = "DURATION",
+                description = "a session with no buffer for this long ends as incomplete")
+        String idleTimeout;
+
+        @Option(names = "--rows", description = "also write one record per switch to the context-switches topic")
+        boolean rows;
+
         String stage() { return StageConfig.DECODE; }
+
+        @Override
+        void validate() {
+            Options.positiveDuration("--idle-timeout", idleTimeout);
+        }
+
+        @Override
+        Map<String, String> stageSettings() {
+            return Map.of(io.swapstream.schemas.SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
+                    String.valueOf(Options.positiveDuration("--idle-timeout", idleTimeout) / 1_000_000),
+                    io.swapstream.schemas.SwapstreamConfig.DECODE_ROWS, String.valueOf(rows));
+        }
 
         Topology topology(Properties config) { return Pipeline.decodeTopology(config); }
     }

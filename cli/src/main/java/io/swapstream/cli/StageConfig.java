@@ -45,7 +45,9 @@ final class StageConfig {
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 512 * 1024);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), SwapstreamConfig.MAX_MESSAGE_BYTES);
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), stage.equals(DECODE) ? 50 : 5000);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), stage.equals(DECODE) ? 50 : 500);
+        // a decode checkpoint is written once per commit: commits every second, not every 100 ms
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
         p.putAll(overrides);
         return p;
     }

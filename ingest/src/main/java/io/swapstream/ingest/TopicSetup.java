@@ -69,8 +69,10 @@ public final class TopicSetup {
                                         short replication) throws InterruptedException, ExecutionException {
         Map<String, Map<String, String>> topics = new LinkedHashMap<>();
         for (String store : stores) {
+            // small segments and an eager cleaner: a changelog holds about the state, not its history
             topics.put(applicationId + "-" + store + "-changelog", Map.of("cleanup.policy", "compact",
-                    "max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES)));
+                    "max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES),
+                    "segment.bytes", String.valueOf(4 * 1024 * 1024), "min.cleanable.dirty.ratio", "0.1"));
         }
         create(admin, topics, partitions, replication);
     }

@@ -12,10 +12,11 @@ package io.swapstream.ingest.generate;
  * @param silentCpus     this many processors (the highest-numbered) are in the header but never run
  *                       anything, so they log nothing
  * @param quiet          a spell in which one processor takes no work and logs nothing; null for none
+ * @param bufferSize     bytes of each trace buffer (the logger's BufferSize)
  */
 public record GeneratorOptions(String mode, int processors, int processes, int threadsPerProcess, long switches,
                                long seed, int build, int pmcCounters, boolean rundown, boolean noise, double exitRate,
-                               String loggerName, long startTimeFileTime, int silentCpus, QuietSpell quiet) {
+                               String loggerName, long startTimeFileTime, int silentCpus, QuietSpell quiet, int bufferSize) {
 
     /**
      * Processor {@code cpu} finishes what it runs at {@code fromTicks} and then stays idle, without
@@ -29,6 +30,7 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
 
     public GeneratorOptions {
         if (processors < 1) throw new IllegalArgumentException("at least one processor, not " + processors);
+        if (bufferSize < 4096 || bufferSize > 1 << 20) throw new IllegalArgumentException("buffer size " + bufferSize + " is not 4 KiB to 1 MiB");
         if (silentCpus < 0 || silentCpus >= processors) {
             throw new IllegalArgumentException("silent processors must leave at least one of " + processors + " running, not " + silentCpus);
         }
@@ -36,7 +38,7 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
 
     public static GeneratorOptions defaults() {
         return new GeneratorOptions("compact", 4, 6, 5, 20_000, 42, 19041, 0, true, true, 0.01,
-                "NT Kernel Logger", 134000000000000000L, 0, null);
+                "NT Kernel Logger", 134000000000000000L, 0, null, 64 * 1024);
     }
 
     /** Processors that run threads. */
@@ -44,36 +46,46 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
 
     public GeneratorOptions withMode(String m) {
         return new GeneratorOptions(m, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
     }
 
     public GeneratorOptions withSwitches(long n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, n, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
     }
 
     public GeneratorOptions withSeed(long s) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, s, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
     }
 
     public GeneratorOptions withPmc(int n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, n,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
     }
 
     public GeneratorOptions withShape(int cpus, int procs, int threads) {
         return new GeneratorOptions(mode, cpus, procs, threads, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
     }
 
     public GeneratorOptions withSilentCpus(int n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, n, quiet);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, n, quiet, bufferSize);
     }
 
     public GeneratorOptions withQuietSpell(QuietSpell q) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, q);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, q, bufferSize);
+    }
+
+    public GeneratorOptions withBufferSize(int bytes) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bytes);
+    }
+
+    public GeneratorOptions withExitRate(double rate) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, rate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
     }
 }

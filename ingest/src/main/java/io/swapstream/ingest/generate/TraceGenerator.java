@@ -35,7 +35,7 @@ public final class TraceGenerator {
         if (compact && o.pmcCounters() > 0) {
             throw new IllegalArgumentException("PMC counters ride on CSwitch events: use --mode cswitch with --pmc");
         }
-        EtlWriter.Session s = new EtlWriter.Session(64 * 1024, o.build(), o.processors(), ClockType.PERFCOUNTER,
+        EtlWriter.Session s = new EtlWriter.Session(o.bufferSize(), o.build(), o.processors(), ClockType.PERFCOUNTER,
                 SchedulerSimulator.TICKS_PER_SECOND, 2995, o.startTimeFileTime(), o.startTimeFileTime() - 36_000_000_000L,
                 0x00000001, o.loggerName(), "generated-" + o.mode() + ".etl");
         long n;

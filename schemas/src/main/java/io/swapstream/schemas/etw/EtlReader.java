@@ -25,6 +25,7 @@ public final class EtlReader implements Closeable {
     private int rawLength;
     private int index = -1;
     private boolean framesOnly;
+    private BufferHeader header;
 
     private EtlReader(String source, FileChannel channel, ByteBuffer memory, long length) {
         this.source = source;
@@ -84,6 +85,7 @@ public final class EtlReader implements Closeable {
         readFully(at + BufferHeader.SIZE, BufferHeader.SIZE, size - BufferHeader.SIZE);
         rawLength = size;
         bufferOffset = at;
+        header = peek;
         if (!framesOnly || index < 0) decoder.load(source, at, raw, 0, size);
         position = at + size;
         index++;
@@ -115,7 +117,8 @@ public final class EtlReader implements Closeable {
     /** Index of the loaded buffer in the file, from 0. */
     public int bufferIndex() { return index; }
     public long bufferOffset() { return bufferOffset; }
-    public BufferHeader header() { return decoder.header(); }
+    /** The loaded buffer's header (framed buffers too: {@link #framesOnly} loads no decoder). */
+    public BufferHeader header() { return header; }
     /** The loaded buffer's bytes exactly as in the file; valid until the next call to next(). */
     public byte[] rawBytes() { return raw; }
     public int rawLength() { return rawLength; }

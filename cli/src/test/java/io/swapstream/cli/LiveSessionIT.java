@@ -1,0 +1,289 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.ingest.generate.TraceReplay;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A trace written into a watched folder buffer by buffer, as a logger writes it, followed by
+ * {@code ingest --watch}, {@code decode} and {@code aggregate} as separate processes on a real broker,
+ * some of them killed with SIGKILL mid-session and started again. The final rows, whole-session and
+ * per 60 s window, must equal the offline statistics of the finished file, each window final once.
+ */
+@ExtendWith(KafkaBroker.class)
+class LiveSessionIT {
+    @TempDir Path dir;
+    final String prefix = "live" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    static final long WINDOW = 60_000_000_000L;
+    static final SingleObjectAvroSerde<ThreadStats> STATS = new SingleObjectAvroSerde<>(ThreadStats.class);
+    static final SingleObjectAvroSerde<TraceSession> SESSIONS = new SingleObjectAvroSerde<>(TraceSession.class);
+
+    /** Shorter timeouts than a service would use, so a killed member leaves the group and its transaction aborts quickly. */
+    Path clientConfig() throws Exception {
+        return Files.writeString(dir.resolve("client.properties"), String.join("\n",
+                "session.timeout.ms=6000", "heartbeat.interval.ms=1500", "transaction.timeout.ms=10000", "commit.interval.ms=300", ""));
+    }
+
+    String[] kafka(KafkaBroker.Bootstrap k, String... more) throws Exception {
+        List<String> a = new ArrayList<>(List.of(more));
+        a.addAll(List.of("-b", k.servers(), "--topic-prefix", prefix, "--partitions", "2", "--client-config", clientConfig().toString()));
+        return a.toArray(String[]::new);
+    }
+
+    StageProcess decode(KafkaBroker.Bootstrap k, Path state) throws Exception {
+        return StageProcess.start(dir.resolve("decode.log"), kafka(k, "decode", "--state-dir", state.toString(),
+                "--application-id", "live-" + prefix)).awaitLog("decode: running", Duration.ofSeconds(60));
+    }
+
+    StageProcess aggregate(KafkaBroker.Bootstrap k, Path state) throws Exception {
+        return StageProcess.start(dir.resolve("aggregate.log"), kafka(k, "aggregate", "--state-dir", state.toString(),
+                "--application-id", "live-" + prefix, "--window", "60s", "--emit-interval", "1s"))
+                .awaitLog("aggregate: running", Duration.ofSeconds(60));
+    }
+
+    StageProcess ingest(KafkaBroker.Bootstrap k, Path watched) throws Exception {
+        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--quiet", "3s",
+                "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(60));
+    }
+
+    /** A trace of about 22 minutes on 4 processors, with process and thread events, in 8 KiB buffers. */
+    Path trace(long switches) throws Exception {
+        Path f = dir.resolve("whole.etl");
+        GeneratorOptions o = GeneratorOptions.defaults().withShape(4, 2, 2).withSwitches(switches).withBufferSize(8 * 1024).withSeed(17);
+        TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
+        return f;
+    }
+
+    /** The final rows of the offline statistics, by output key. */
+    static Map<String, ThreadStats> offline(Path f, String host) throws Exception {
+        SessionStatistics whole = new SessionStatistics(0);
+        SessionStatistics windows = new SessionStatistics(WINDOW);
+        SessionDecoder d = SessionDecoder.decodeBatches(f, host, null, b -> { whole.accept(b); windows.accept(b); }, null);
+        String session = d.session().session();
+        Map<String, ThreadStats> out = new HashMap<>();
+        for (ThreadStats t : whole.wholeSession()) out.put(session + "/" + t.getThreadId(), t);
+        for (ThreadStats t : windows.windowed()) out.put(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos(), t);
+        return out;
+    }
+
+    /** Reads thread-stats as they come: final rows by key, how often each was emitted final, when it arrived. */
+    final class Rows implements AutoCloseable {
+        final Map<String, ThreadStats> finals = new ConcurrentHashMap<>();
+        final Map<String, Integer> finalCount = new ConcurrentHashMap<>();
+        final Map<Long, Long> windowFinalAtNanos = new ConcurrentHashMap<>();
+        final AtomicInteger nonFinalWindows = new AtomicInteger();
+        final AtomicBoolean stop = new AtomicBoolean();
+        final Thread reader;
+
+        Rows(KafkaBroker.Bootstrap k) {
+            Map<String, Object> c = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, k.servers(),
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed", ConsumerConfig.GROUP_ID_CONFIG, "rows-" + UUID.randomUUID(),
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            reader = new Thread(() -> {
+                try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
+                    consumer.subscribe(List.of(prefix + SwapstreamConfig.THREAD_STATS));
+                    while (!stop.get()) {
+                        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                            ThreadStats t = STATS.deserialize("t", r.value());
+                            boolean window = r.key().split("/").length == 3;
+                            if (!t.getFinal$()) {
+                                if (window) nonFinalWindows.incrementAndGet();
+                                continue;
+                            }
+                            finals.put(r.key(), t);
+                            finalCount.merge(r.key(), 1, Integer::sum);
+                            if (window) windowFinalAtNanos.putIfAbsent(t.getWindowStartNanos(), System.nanoTime());
+                        }
+                    }
+                }
+            });
+            reader.start();
+        }
+
+        void await(Map<String, ThreadStats> expected, Duration timeout) throws Exception {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!finals.keySet().containsAll(expected.keySet())) {
+                if (System.nanoTime() > deadline) {
+                    List<String> missing = expected.keySet().stream().filter(k -> !finals.containsKey(k)).limit(5).toList();
+                    throw new AssertionError("final rows missing after " + timeout + ", e.g. " + missing + "\n" + logs());
+                }
+                Thread.sleep(200);
+            }
+            Thread.sleep(1500); // a second final of any row would have come by now
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop.set(true);
+            reader.join();
+        }
+    }
+
+    String logs() throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (String n : List.of("ingest.log", "decode.log", "aggregate.log")) {
+            Path p = dir.resolve(n);
+            if (Files.exists(p)) {
+                String s = Files.readString(p);
+                b.append("--- ").append(n).append('\n').append(s.length() > 4000 ? s.substring(s.length() - 4000) : s);
+            }
+        }
+        return b.toString();
+    }
+
+    static void assertSameFinals(Map<String, ThreadStats> expected, Rows rows) {
+        assertEquals(expected.keySet(), rows.finals.keySet());
+        for (Map.Entry<String, ThreadStats> e : expected.entrySet()) assertEquals(e.getValue(), rows.finals.get(e.getKey()), e.getKey());
+        rows.finalCount.forEach((k, n) -> assertEquals(1, n, "emitted final more than once: " + k));
+        assertEquals(0, rows.nonFinalWindows.get(), "a window is only ever emitted final");
+    }
+
+    /**
+     * 22 minutes of trace written at 100 times real speed, the ingester killed with SIGKILL twice
+     * mid-file and started again: nothing lost, nothing twice, and how long after its end (in trace
+     * time at that speed) each window's final row arrived.
+     */
+    @Test
+    void aGrowingTraceFollowedThroughSeparateProcessesWithTheIngesterKilledTwice(KafkaBroker.Bootstrap k) throws Exception {
+        Path whole = trace(1_300_000);
+        Path watched = Files.createDirectories(dir.resolve("traces"));
+        Map<String, ThreadStats> expected = offline(whole, "live");
+        double speed = 100;
+        Map<Long, Long> windowEndWrittenAt = new ConcurrentHashMap<>();
+        try (StageProcess decode = decode(k, dir.resolve("state"));
+             StageProcess aggregate = aggregate(k, dir.resolve("state"));
+             Rows rows = new Rows(k)) {
+            StageProcess[] ingest = {ingest(k, watched)};
+            long buffers;
+            try (var r = io.swapstream.schemas.etw.EtlReader.open(whole).framesOnly()) {
+                long n = 0;
+                while (r.next()) n++;
+                buffers = n;
+            }
+            long startNanos = TraceStart.of(whole);
+            Thread writer = new Thread(() -> {
+                try {
+                    TraceReplay.replay(whole, watched.resolve("live.etl"), speed, (i, traceNanos) -> {
+                        long end = Math.floorDiv(startNanos + traceNanos, WINDOW) * WINDOW;
+                        windowEndWrittenAt.putIfAbsent(end - WINDOW, System.nanoTime());
+                    });
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            writer.start();
+            for (double at : new double[] {0.33, 0.66}) {
+                awaitFileSize(watched.resolve("live.etl"), (long) (Files.size(whole) * at));
+                ingest[0].kill9();
+                ingest[0] = ingest(k, watched);
+            }
+            writer.join();
+            rows.await(expected, Duration.ofSeconds(120));
+            ingest[0].close();
+            assertSameFinals(expected, rows);
+            String log = Files.readString(dir.resolve("ingest.log"));
+            assertEquals(2, log.split("resuming session", -1).length - 1, log);
+            // how long after a window's end, in trace time at the replay speed, its final row came
+            List<Double> lags = new ArrayList<>();
+            rows.windowFinalAtNanos.forEach((start, at) -> {
+                Long written = windowEndWrittenAt.get(start);
+                if (written != null) lags.add((at - written) / 1e9 * speed);
+            });
+            lags.sort(null);
+            assertTrue(lags.size() >= 15, lags.toString());
+            System.out.printf("LiveSessionIT: %d buffers, %d windows; final row after the window's end, trace seconds at %.0fx:"
+                    + " median %.1f, max %.1f%n", buffers, lags.size(), speed, lags.get(lags.size() / 2), lags.get(lags.size() - 1));
+        }
+    }
+
+    /**
+     * The decode and aggregate stages killed with SIGKILL mid-session, decode with its state
+     * directory deleted, aggregate with it kept: the same final rows, each window final once.
+     */
+    @Test
+    void decodeAndAggregateKilledMidSessionGiveTheSameRows(KafkaBroker.Bootstrap k) throws Exception {
+        Path whole = trace(600_000);
+        Map<String, ThreadStats> expected = offline(whole, "crash");
+        Path watched = Files.createDirectories(dir.resolve("traces"));
+        StageProcess decode = decode(k, dir.resolve("decode-state"));
+        StageProcess aggregate = aggregate(k, dir.resolve("aggregate-state"));
+        try (Rows rows = new Rows(k); StageProcess ingest = ingest(k, watched)) {
+            Thread writer = new Thread(() -> {
+                try {
+                    TraceReplay.replay(whole, watched.resolve("crash.etl"), 150, null);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            writer.start();
+            awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) / 3);
+            decode.kill9();
+            Directories.deleteTree(dir.resolve("decode-state"));
+            decode = decode(k, dir.resolve("decode-state"));
+            awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) * 2 / 3);
+            aggregate.kill9();
+            aggregate = aggregate(k, dir.resolve("aggregate-state"));
+            writer.join();
+            rows.await(expected, Duration.ofSeconds(150));
+            assertSameFinals(expected, rows);
+        } finally {
+            decode.close();
+            aggregate.close();
+        }
+    }
+
+    static void awaitFileSize(Path f, long size) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(f) && f.toFile().length() >= size) return;
+            Thread.sleep(20);
+        }
+        throw new AssertionError(f + " did not reach " + size + " bytes");
+    }
+
+    /** The trace's start as Unix nanoseconds (its logfile header's StartTime). */
+    static final class TraceStart {
+        static long of(Path f) throws Exception {
+            try (var r = io.swapstream.schemas.etw.EtlReader.open(f)) {
+                r.next();
+                return io.swapstream.schemas.etw.SessionClock.fileTimeToUnixNanos(
+                        io.swapstream.schemas.etw.LogfileHeader.find(r.decoder()).startTime());
+            }
+        }
+    }
+
+    static String sessionOf(Path f, String host) throws Exception {
+        return BufferPublisher.sessionOf(f, host);
+    }
+}
