@@ -106,7 +106,8 @@ final class KafkaReachability {
 
     private static String connect(Server s, InetAddress address, long timeoutMs) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(address, s.port()), (int) Math.max(1, Math.min(timeoutMs, 5_000)));
+            // at least a fifth of a second: a refusal must not read as no answer because the wait ran out
+            socket.connect(new InetSocketAddress(address, s.port()), (int) Math.max(200, Math.min(timeoutMs, 5_000)));
             return null;
         } catch (ConnectException e) {
             return s + " refused the connection";

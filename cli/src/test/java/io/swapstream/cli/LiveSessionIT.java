@@ -170,7 +170,7 @@ class LiveSessionIT {
     }
 
     /**
-     * 22 minutes of trace written at 100 times real speed, the ingester killed with SIGKILL twice
+     * 22 minutes of trace written at 60 times real speed, the ingester killed with SIGKILL twice
      * mid-file and started again: nothing lost, nothing twice, and how long after its end (in trace
      * time at that speed) each window's final row arrived.
      */
@@ -179,7 +179,7 @@ class LiveSessionIT {
         Path whole = trace(1_300_000);
         Path watched = Files.createDirectories(dir.resolve("traces"));
         Map<String, ThreadStats> expected = offline(whole, "live");
-        double speed = 100;
+        double speed = 60;
         Map<Long, Long> windowEndWrittenAt = new ConcurrentHashMap<>();
         try (StageProcess decode = decode(k, dir.resolve("state"));
              StageProcess aggregate = aggregate(k, dir.resolve("state"));
@@ -205,8 +205,9 @@ class LiveSessionIT {
             writer.start();
             for (double at : new double[] {0.33, 0.66}) {
                 awaitFileSize(watched.resolve("live.etl"), (long) (Files.size(whole) * at));
+                assertTrue(writer.isAlive(), "killed while the file still grows");
                 ingest[0].kill9();
-                ingest[0] = ingest(k, watched);
+                ingest[0] = ingest(k, watched).awaitLog("resuming session", Duration.ofSeconds(60));
             }
             writer.join();
             rows.await(expected, Duration.ofSeconds(120));

@@ -189,67 +189,55 @@ class PipelineIT {
     }
 
     /**
-     * The decode stage stops half-way through a session and comes back with its local state
-     * gone: it restores its stores from their changelogs, replays the stored buffers and emits
-     * exactly the switches it had not emitted yet.
+     * A session whose buffers stop coming: after the idle timeout it ends incomplete on the broker,
+     * its final rows come out, its decode state is gone, and a buffer that comes later is a dead letter.
      */
     @Test
-    void aRestartWithLostLocalStateGivesTheSameSwitches(KafkaBroker.Bootstrap kafka) throws Exception {
-        Path f = dir.resolve("restart.etl");
-        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("compact"), 0x28);
-        List<ContextSwitch> expected = new ArrayList<>();
-        SessionStatistics offlineStats = new SessionStatistics(0);
-        SessionDecoder.decodeBatches(f, "h", null, b -> { expected.addAll(b.rows()); offlineStats.accept(b); }, null);
-        List<ThreadStats> expectedStats = offlineStats.wholeSession();
+    void aSessionThatGoesQuietEndsIncomplete(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("quiet.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(6_000), 0x28);
         byte[] b = Files.readAllBytes(f);
         int size = 64 * 1024;
-        int buffers = b.length / size;
-        String session;
-        try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(f)) {
-            r.next();
-            session = io.swapstream.schemas.etw.LogfileHeader.find(r.decoder()).sessionId("h");
+        String session = BufferPublisher.sessionOf(f, "h");
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()))) {
+            TopicSetup.ensure(admin, prefix, 2, (short) 1);
         }
-        Map<String, Object> pc = Map.of("bootstrap.servers", kafka.servers(), "max.request.size", SwapstreamConfig.MAX_MESSAGE_BYTES,
-                "max.in.flight.requests.per.connection", 1);
-        try (org.apache.kafka.clients.producer.KafkaProducer<String, byte[]> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(
-                pc, new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+        Map<String, Object> pc = Map.of("bootstrap.servers", kafka.servers(), "max.request.size", SwapstreamConfig.MAX_MESSAGE_BYTES);
+        try (Pipeline p = Pipeline.start(kafka.servers(), "it-" + prefix, dir.resolve("state"), prefix, 2, (short) 1, 60_000_000_000L, 200,
+                Map.of("commit.interval.ms", "100", SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS, "2000"));
+             var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, byte[]>(pc,
+                     new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.ByteArraySerializer())) {
             java.util.function.IntConsumer send = i -> {
                 var rec = new org.apache.kafka.clients.producer.ProducerRecord<String, byte[]>(prefix + SwapstreamConfig.RAW_BUFFERS, session,
                         java.util.Arrays.copyOfRange(b, i * size, (i + 1) * size));
-                rec.headers().add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
                 rec.headers().add(SwapstreamConfig.HEADER_BUFFER_INDEX, String.valueOf(i).getBytes(StandardCharsets.UTF_8));
                 try {
                     producer.send(rec).get();
                 } catch (Exception ex) {
-                    throw new AssertionError("cannot send buffer " + i, ex);
+                    throw new AssertionError(ex);
                 }
             };
-            try (Pipeline p = start(kafka)) {
-                for (int i = 0; i < buffers / 2; i++) send.accept(i);
-                producer.flush();
-                read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) > 1000);
-            }
-            Directories.deleteTree(dir.resolve("state"));
-            try (Pipeline p = start(kafka)) {
-                for (int i = buffers / 2 - 3; i < buffers; i++) send.accept(i); // three resent: dropped by index
-                var end = new org.apache.kafka.clients.producer.ProducerRecord<String, byte[]>(prefix + SwapstreamConfig.RAW_BUFFERS, session, new byte[0]);
-                end.headers().add(SwapstreamConfig.HEADER_END_OF_SESSION, String.valueOf(buffers).getBytes(StandardCharsets.UTF_8));
-                producer.send(end);
-                producer.flush();
-                TraceSession done = completed(kafka, List.of(session)).get(session);
-                assertEquals(expected.size(), done.getSwitchCount());
-                List<ContextSwitch> online = read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) >= expected.size())
-                        .stream().flatMap(r -> BATCHES.deserialize("t", r.value()).rows().stream()).toList();
-                assertEquals(expected, online);
-                // the aggregate stage restarted with its local state gone too: its accumulators came back from the changelog
-                Map<String, ThreadStats> latest = new HashMap<>();
-                read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {
-                    latest.clear();
-                    for (ConsumerRecord<String, byte[]> r : rs) latest.put(r.key(), STATS.deserialize("t", r.value()));
-                    return expectedStats.stream().allMatch(t -> t.equals(latest.get(session + "/" + t.getThreadId())));
-                });
-            }
+            for (int i = 0; i < 3; i++) send.accept(i);
+            TraceSession end = completed(kafka, List.of(session)).get(session);
+            assertEquals("idle-timeout", end.getEndReason());
+            assertEquals(false, end.getComplete());
+            assertTrue(end.getLossReasons().get(0).contains("no buffer for 2 s"), end.getLossReasons().toString());
+            long rows = rows(read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) >= end.getSwitchCount()));
+            assertEquals((long) end.getSwitchCount(), rows);
+            // the aggregate ends it too: every row final, the session's state gone
+            read(kafka, SwapstreamConfig.THREAD_STATS, rs -> finishedSwitches(p.aggregate, session) != null);
+            assertEquals((long) end.getSwitchCount(), finishedSwitches(p.aggregate, session));
+            assertEquals(0, StateSizeIT.bytes(p.decode, io.swapstream.decode.streams.DecodeTopology.CHECKPOINT_STORE));
+            assertEquals(0, StateSizeIT.bytes(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.ACCUMULATORS_STORE));
+            send.accept(3);
+            List<ConsumerRecord<String, byte[]>> dead = read(kafka, SwapstreamConfig.DEAD_LETTERS, rs -> !rs.isEmpty());
+            String error = new String(dead.get(0).headers().lastHeader(SwapstreamConfig.HEADER_ERROR).value(), StandardCharsets.UTF_8);
+            assertTrue(error.contains("has ended (idle-timeout)"), error);
         }
+    }
+
+    static Long finishedSwitches(org.apache.kafka.streams.KafkaStreams aggregate, String session) {
+        return StateSizeIT.finished(aggregate, session);
     }
 
     /**
