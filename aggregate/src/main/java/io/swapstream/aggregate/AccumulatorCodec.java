@@ -3,7 +3,6 @@ package io.swapstream.aggregate;
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
 import com.datadoghq.sketch.ddsketch.encoding.GrowingByteArrayOutput;
-import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -77,7 +76,7 @@ public final class AccumulatorCodec {
         try {
             byte[] sketch = new byte[n];
             b.get(sketch);
-            a.waits = DDSketch.decode(ByteArrayInput.wrap(sketch), UnboundedSizeDenseStore::new);
+            a.waits = DDSketch.decode(ByteArrayInput.wrap(sketch), ThreadStatsAccumulator::newStore);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -1,7 +1,8 @@
 package io.swapstream.aggregate;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
-import com.datadoghq.sketch.ddsketch.DDSketches;
+import com.datadoghq.sketch.ddsketch.mapping.LogarithmicMapping;
+import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
 import io.swapstream.decode.KernelEnums;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.util.ArrayList;
@@ -44,7 +45,15 @@ public final class ThreadStatsAccumulator {
     long[] pmcDeltas;
 
     static DDSketch newSketch() {
-        return DDSketches.unboundedDense(RELATIVE_ACCURACY);
+        return new DDSketch(new LogarithmicMapping(RELATIVE_ACCURACY), ThreadStatsAccumulator::newStore);
+    }
+
+    /**
+     * A dense store that grows by 256 bins and keeps 128 spare at each end: waits span six orders of
+     * magnitude, and the default (64, 6) re-centres its array for most new extremes.
+     */
+    static UnboundedSizeDenseStore newStore() {
+        return new UnboundedSizeDenseStore(256, 128);
     }
 
     void seen(long nanos) {

@@ -62,6 +62,10 @@ final class Pipeline implements AutoCloseable {
         return new Pipeline(decode, aggregate);
     }
 
+    /** When each stage was done, in seconds from the start of ingest, and what went through Kafka. */
+    record Times(double ingested, double decoded, double aggregated, long rawRecords, long rawBytes, long batchRecords,
+                 long batchBytes) {}
+
     @Override
     public void close() {
         // leave the group so a restarted instance is not held up by the old member's session timeout

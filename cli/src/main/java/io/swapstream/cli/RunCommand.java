@@ -1,25 +1,34 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.streams.AggregateTopology;
-import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -29,10 +38,10 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "run", description = "The whole pipeline: an in-JVM Kafka broker (unless --bootstrap-servers), ingest, decode,"
         + " aggregate; prints the top threads by p99 wait. With no file it runs on a generated demo trace.")
@@ -114,8 +123,11 @@ final class RunCommand implements Callable<Integer> {
                 err.printf("ingested in %.1f s, decoded by %.1f s, aggregated by %.1f s: %d context switches, %.0f switches/s end to end%n",
                         ingested, decoded, secs, switches, switches / secs);
                 List<ThreadStats> stats = new ArrayList<>();
+                Map<String, List<ThreadStats>> windows = windowNanos > 0
+                        ? windowRows(bootstrap, published, pipeline.aggregate, timeoutMs) : Map.of();
                 for (BufferPublisher.Published p : published) {
-                    List<ThreadStats> rows = statistics(pipeline.aggregate, p.session(), windowNanos > 0);
+                    List<ThreadStats> rows = windowNanos > 0 ? windows.getOrDefault(p.session(), List.of())
+                            : statistics(pipeline.aggregate, p.session());
                     if (rows.isEmpty()) {
                         err.println("swapstream: note: session " + p.session() + " holds no context switches: it has no CSwitch"
                                 + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
@@ -172,8 +184,8 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** The session's latest statistics: whole-session rows, or the windowed ones. */
-    private static List<ThreadStats> statistics(KafkaStreams streams, String session, boolean windowed) {
+    /** The session's whole-session rows, as the aggregate's store holds them. */
+    private static List<ThreadStats> statistics(KafkaStreams streams, String session) {
         ReadOnlyKeyValueStore<String, ThreadStats> store = streams.store(
                 StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
         List<ThreadStats> out = new ArrayList<>();
@@ -181,12 +193,50 @@ final class RunCommand implements Callable<Integer> {
                 new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, ThreadStats> kv = it.next();
-                if (kv.key.split("/").length == (windowed ? 3 : 2)) out.add(kv.value);
+                if (kv.key.split("/").length == 2) out.add(kv.value);
             }
         }
         out.sort(Comparator.comparing((ThreadStats t) -> t.getSession().toString()).thenComparingInt(ThreadStats::getThreadId)
                 .thenComparingLong(ThreadStats::getWindowStartNanos));
         return out;
+    }
+
+    /**
+     * Every final window row of the sessions, read from the thread-stats topic (the store keeps only
+     * the latest window): up to the sessions' final whole-session rows, which commit in the same
+     * transaction as the last windows.
+     */
+    private Map<String, List<ThreadStats>> windowRows(String bootstrap, List<BufferPublisher.Published> published,
+                                                      KafkaStreams aggregate, long timeoutMs) {
+        Map<String, Integer> wholeRowsDue = new HashMap<>();
+        for (BufferPublisher.Published p : published) wholeRowsDue.put(p.session(), statistics(aggregate, p.session()).size());
+        Map<String, Object> c = new HashMap<>(kafka.clientConfig());
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        String topic = SwapstreamConfig.topic(kafka.prefix, SwapstreamConfig.THREAD_STATS);
+        Map<String, Object> serdeConfig = Map.of(SwapstreamConfig.TOPIC_PREFIX, kafka.prefix);
+        Map<String, List<ThreadStats>> rows = new HashMap<>();
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        try (KafkaConsumer<String, ThreadStats> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
+                RecordSerdeFactory.from(serdeConfig).serde(ThreadStats.class, serdeConfig).deserializer())) {
+            consumer.assign(consumer.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());
+            while (wholeRowsDue.values().stream().anyMatch(n -> n > 0)) {
+                if (System.nanoTime() > deadline) {
+                    throw new ServiceException("the windowed rows were not all committed within --timeout " + timeout);
+                }
+                for (ConsumerRecord<String, ThreadStats> r : consumer.poll(Duration.ofMillis(200))) {
+                    ThreadStats t = r.value();
+                    String session = t.getSession().toString();
+                    if (!wholeRowsDue.containsKey(session) || !t.getFinal$()) continue;
+                    if (r.key().split("/").length == 3) rows.computeIfAbsent(session, k -> new ArrayList<>()).add(t);
+                    else wholeRowsDue.merge(session, -1, Integer::sum);
+                }
+            }
+        }
+        rows.values().forEach(l -> l.sort(Comparator.comparingInt(ThreadStats::getThreadId).thenComparingLong(ThreadStats::getWindowStartNanos)));
+        return rows;
     }
 
     private void write(List<ThreadStats> stats, boolean windowed) throws IOException {

@@ -93,7 +93,10 @@ public final class SessionDecoder {
         this.currentOffset = bufferOffset;
         this.source = source;
         decoder.walk(this::onEvent);
-        if (expander != null) expander.flush();
+        if (expander != null) {
+            expander.release();
+            expander.flush();
+        }
     }
 
     private void onEvent(TraceEvent ev) {

@@ -9,7 +9,6 @@ import io.swapstream.schemas.avro.WaitReason;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -55,11 +54,31 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
         return ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xC3).put((byte) 0x01).putLong(fingerprint).array();
     }
 
-    /** A byte stream whose array is reused between records. */
-    private static final class Growable extends ByteArrayOutputStream {
-        Growable() {
-            super(64 * 1024);
+    /** A byte stream whose array is reused between records; not synchronized, unlike ByteArrayOutputStream. */
+    private static final class Growable extends java.io.OutputStream {
+        byte[] buf = new byte[64 * 1024];
+        int count;
+
+        void reset() { count = 0; }
+
+        private void ensure(int n) {
+            if (count + n > buf.length) buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, count + n));
         }
+
+        @Override
+        public void write(int b) {
+            ensure(1);
+            buf[count++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            ensure(len);
+            System.arraycopy(b, off, buf, count, len);
+            count += len;
+        }
+
+        byte[] toByteArray() { return java.util.Arrays.copyOf(buf, count); }
     }
 
     @Override
@@ -70,7 +89,8 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             Growable out = x.out;
             out.reset();
             out.write(HEADER);
-            BinaryEncoder e = x.encoder = EncoderFactory.get().directBinaryEncoder(out, x.encoder);
+            // buffered: the direct encoder writes a varint byte by byte into the stream
+            BinaryEncoder e = x.encoder = EncoderFactory.get().binaryEncoder(out, x.encoder);
             int n = b.count();
             e.writeString(b.session());
             e.writeString(b.host());

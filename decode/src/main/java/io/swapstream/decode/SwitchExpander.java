@@ -3,6 +3,8 @@ package io.swapstream.decode;
 import io.swapstream.schemas.etw.LoggerTiming;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
+import it.unimi.dsi.fastutil.ints.Int2LongMap;
+import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -12,7 +14,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
 /**
@@ -63,9 +64,10 @@ public final class SwitchExpander {
     private final long eventWriteDelay;
     /** How late items actually came: the bound grows to twice that when the logger breaks it. */
     private long observedDelay;
-    private final PriorityQueue<Item> queue = new PriorityQueue<>(TIME_ORDER);
+    private final Merge queue = new Merge();
     private final ArrayDeque<Item> free = new ArrayDeque<>();
-    private final Map<Integer, Long> lastSwitchOutNanos = new HashMap<>();
+    /** Each live thread's latest switch-out (Unix nanoseconds), for the next switch-in's wait. */
+    private final Int2LongOpenHashMap lastSwitchOutNanos = newOutTimes();
     private Lane[] lanes;
     private long seq;
     /** The latest time any processor has logged. */
@@ -113,6 +115,115 @@ public final class SwitchExpander {
             pmc = null;
             thread = null;
             process = null;
+        }
+    }
+
+    /**
+     * The queued items: per processor one first-in-first-out queue per kind (thread/process events,
+     * CSwitch events, compact packets), each already in time order as the logger writes it (§1, §5),
+     * merged by a small heap over their heads: a few comparisons per item however many wait.
+     */
+    private static final class Merge {
+        @SuppressWarnings("unchecked")
+        private ArrayDeque<Item>[] fifos = new ArrayDeque[0];
+        private int[] heap = new int[0];
+        private int[] position = new int[0];
+        private int heapSize;
+        private int size;
+
+        static int source(Item it) {
+            return it.cpu * 3 + (it.rank == RANK_EVENT ? 0 : it.source == SwitchBatch.SOURCE_CSWITCH ? 1 : 2);
+        }
+
+        int size() { return size; }
+
+        void add(Item it) {
+            int s = source(it);
+            if (s >= fifos.length) grow(s + 1);
+            ArrayDeque<Item> q = fifos[s];
+            q.addLast(it);
+            size++;
+            if (q.size() == 1) {
+                heap[heapSize] = s;
+                position[s] = heapSize;
+                up(heapSize++);
+            }
+        }
+
+        Item peek() {
+            return heapSize == 0 ? null : fifos[heap[0]].peekFirst();
+        }
+
+        Item poll() {
+            int s = heap[0];
+            Item it = fifos[s].pollFirst();
+            size--;
+            if (fifos[s].isEmpty()) {
+                position[s] = -1;
+                heapSize--;
+                if (heapSize > 0) {
+                    heap[0] = heap[heapSize];
+                    position[heap[0]] = 0;
+                    down(0);
+                }
+            } else {
+                down(0);
+            }
+            return it;
+        }
+
+        void clear() {
+            for (ArrayDeque<Item> q : fifos) q.clear();
+            java.util.Arrays.fill(position, -1);
+            heapSize = 0;
+            size = 0;
+        }
+
+        /** Every item, each queue in its order. */
+        void forEach(java.util.function.Consumer<Item> c) {
+            for (ArrayDeque<Item> q : fifos) q.forEach(c);
+        }
+
+        @SuppressWarnings("unchecked")
+        private void grow(int n) {
+            int old = fifos.length;
+            fifos = java.util.Arrays.copyOf(fifos, n);
+            for (int i = old; i < n; i++) fifos[i] = new ArrayDeque<>();
+            heap = java.util.Arrays.copyOf(heap, n);
+            position = java.util.Arrays.copyOf(position, n);
+            java.util.Arrays.fill(position, old, n, -1);
+        }
+
+        private boolean less(int a, int b) {
+            return TIME_ORDER.compare(fifos[heap[a]].peekFirst(), fifos[heap[b]].peekFirst()) < 0;
+        }
+
+        private void up(int i) {
+            while (i > 0) {
+                int parent = (i - 1) / 2;
+                if (!less(i, parent)) return;
+                swap(i, parent);
+                i = parent;
+            }
+        }
+
+        private void down(int i) {
+            while (true) {
+                int l = 2 * i + 1;
+                if (l >= heapSize) return;
+                int m = l + 1 < heapSize && less(l + 1, l) ? l + 1 : l;
+                if (!less(m, i)) return;
+                swap(i, m);
+                i = m;
+            }
+        }
+
+        private void swap(int a, int b) {
+            int t = heap[a];
+            heap[a] = heap[b];
+            heap[b] = t;
+            position[heap[a]] = a;
+            position[heap[b]] = b;
         }
     }
 
@@ -167,6 +278,12 @@ public final class SwitchExpander {
     public ExpansionCounters counters() { return counters; }
     public ThreadDirectory directory() { return directory; }
 
+    private static Int2LongOpenHashMap newOutTimes() {
+        Int2LongOpenHashMap m = new Int2LongOpenHashMap();
+        m.defaultReturnValue(SwitchBatch.NO_TIME);
+        return m;
+    }
+
     /** Items waiting in the merge now. */
     public int queued() { return queue.size(); }
 
@@ -183,11 +300,19 @@ public final class SwitchExpander {
         }
         o.writeLong(frontier);
         o.writeInt(queue.size());
-        for (Item it : queue) writeItem(o, it, frontier);
+        IOException[] failed = new IOException[1];
+        queue.forEach(it -> {
+            try {
+                if (failed[0] == null) writeItem(o, it, frontier);
+            } catch (IOException e) {
+                failed[0] = e;
+            }
+        });
+        if (failed[0] != null) throw failed[0];
         o.writeInt(lastSwitchOutNanos.size());
-        for (Map.Entry<Integer, Long> e : lastSwitchOutNanos.entrySet()) {
-            o.writeInt(e.getKey());
-            o.writeLong(e.getValue());
+        for (Int2LongMap.Entry e : lastSwitchOutNanos.int2LongEntrySet()) {
+            o.writeInt(e.getIntKey());
+            o.writeLong(e.getLongValue());
         }
         o.writeLong(seq);
         o.writeLong(frontier);
@@ -350,6 +475,13 @@ public final class SwitchExpander {
             if (ts > lane.eventTs) lane.eventTs = ts;
             if (ts > frontier) frontier = ts;
         }
+    }
+
+    /**
+     * Lets out what the merge knows to be next. Called once per buffer, not per event: whether an
+     * item may leave depends on every processor, which costs a pass over them.
+     */
+    public void release() {
         drain(false);
     }
 
@@ -544,8 +676,8 @@ public final class SwitchExpander {
         boolean newIdle = newTid == 0;
         long sinceLast = SwitchBatch.NO_TIME;
         if (newTid != SwitchBatch.NONE && !newIdle) {
-            Long outAt = lastSwitchOutNanos.get(newTid);
-            if (outAt != null) sinceLast = nanos - outAt;
+            long outAt = lastSwitchOutNanos.get(newTid);
+            if (outAt != SwitchBatch.NO_TIME) sinceLast = nanos - outAt;
         }
         lane.currentTid = newTid != SwitchBatch.NONE ? newTid : it.newThreadUnnamed ? UNNAMED_THREAD : -1;
         lane.currentSinceNanos = nanos;

@@ -65,6 +65,9 @@ public final class TopicSetup {
      * leaders, so its first writes do not race the topics' creation (the broker then logs
      * OutOfOrderSequenceException for the batches after a refused first one).
      */
+    /** A changelog's segment: the part the log cleaner never compacts is at most this. */
+    public static final int CHANGELOG_SEGMENT_BYTES = 4 * 1024 * 1024;
+
     public static void ensureChangelogs(Admin admin, String applicationId, Collection<String> stores, int partitions,
                                         short replication) throws InterruptedException, ExecutionException {
         Map<String, Map<String, String>> topics = new LinkedHashMap<>();
@@ -72,7 +75,7 @@ public final class TopicSetup {
             // small segments and an eager cleaner: a changelog holds about the state, not its history
             topics.put(applicationId + "-" + store + "-changelog", Map.of("cleanup.policy", "compact",
                     "max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES),
-                    "segment.bytes", String.valueOf(4 * 1024 * 1024), "min.cleanable.dirty.ratio", "0.1"));
+                    "segment.bytes", String.valueOf(CHANGELOG_SEGMENT_BYTES), "min.cleanable.dirty.ratio", "0.1"));
         }
         create(admin, topics, partitions, replication);
     }

@@ -18,8 +18,11 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,11 +37,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Feeds each session's switch batches, with the thread records they carry, to the offline
- * {@link SessionStatistics}. Every accumulator a
- * batch touched is written once per batch to a cached store, and the session's own state with it,
- * so store and outputs commit together (exactly once) through the public state-store API. A window
- * is emitted once, {@code final}, as soon as the session's switches pass its end, and its state is
- * dropped; whole-session rows are emitted as they change and {@code final} once the decode stage's
+ * {@link SessionStatistics}. Its state goes through the public state-store API and commits with the
+ * outputs (exactly once): the accumulators a session's batches changed are written every
+ * {@value #FLUSH_BATCHES} batches (encoding a quantile sketch per thread per batch would cost more
+ * than the statistics), and the batches since are kept until then, so a restarted instance takes the
+ * accumulators and those batches again, emitting nothing, and goes on as before. A window is emitted
+ * once, {@code final}, as soon as the session's switches pass its end, and its state is dropped;
+ * whole-session rows are emitted as they change and {@code final} once the decode stage's
  * end-of-session record says every batch and thread record has arrived.
  */
 final class AggregateProcessor implements Processor<String, Object, String, ThreadStats> {
@@ -49,27 +54,42 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private KeyValueStore<String, byte[]> sessions;
     private KeyValueStore<String, ThreadInfo> labels;
     private KeyValueStore<String, ThreadStats> latest;
+    private KeyValueStore<String, byte[]> redo;
+    private final org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches;
+    static final int FLUSH_BATCHES = 64;
+    static final long FLUSH_BYTES = 16L << 20;
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, Open> open = new HashMap<>();
 
-    AggregateProcessor(long windowNanos, long emitIntervalMs) {
+    AggregateProcessor(long windowNanos, long emitIntervalMs, org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches) {
         this.windowNanos = windowNanos;
         this.emitIntervalMs = emitIntervalMs;
+        this.batches = batches;
     }
 
     /** One accumulator as loaded, with its store key: a switch costs no key string and no store lookup. */
     private static final class Slot {
         final String key;
         final int tid;
+        /** The window's start, or {@link SessionStatistics#WHOLE}. */
+        final long start;
         final ThreadStatsAccumulator accumulator;
-        long touchedBatch = -1;
+        /** Changed since the accumulators were last written. */
+        boolean dirty;
         boolean changedSinceEmit;
         boolean dropped;
 
-        Slot(String key, int tid, ThreadStatsAccumulator accumulator) {
+        Slot(String key, int tid, long start, ThreadStatsAccumulator accumulator) {
             this.key = key;
             this.tid = tid;
+            this.start = start;
             this.accumulator = accumulator;
+        }
+
+        byte[] encode() {
+            byte[] a = AccumulatorCodec.encode(accumulator);
+            if (start == SessionStatistics.WHOLE) return a;
+            return ByteBuffer.allocate(8 + a.length).putLong(start).put(a).array();
         }
     }
 
@@ -78,12 +98,13 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         final String session;
         final AggregateSession state;
         final SessionStatistics statistics;
-        final Map<Integer, Slot> whole = new HashMap<>();
-        final Map<Integer, Slot> window = new HashMap<>();
+        final Int2ObjectOpenHashMap<Slot> whole = new Int2ObjectOpenHashMap<>();
+        final Int2ObjectOpenHashMap<Slot> window = new Int2ObjectOpenHashMap<>();
         long windowStart = Long.MIN_VALUE;
-        final List<Slot> touched = new ArrayList<>();
-        long batch;
+        final List<Slot> dirty = new ArrayList<>();
         long timestamp;
+        /** Taking the batches since the last flush again after a restart: nothing is emitted. */
+        boolean replaying;
 
         Open(String session, AggregateSession state) {
             this.session = session;
@@ -103,20 +124,20 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             Slot s;
             if (start == SessionStatistics.WHOLE) {
                 s = whole.get(tid);
-                if (s == null) whole.put(tid, s = load(wholeKey(session, tid), tid));
+                if (s == null) whole.put(tid, s = load(wholeKey(session, tid), tid, start));
             } else {
                 if (start != windowStart) {
                     window.clear();
                     windowStart = start;
                 }
                 s = window.get(tid);
-                if (s == null) window.put(tid, s = load(windowKey(session, start, tid), tid));
+                if (s == null) window.put(tid, s = load(windowKey(session, tid), tid, start));
             }
-            if (s.touchedBatch != batch) {
-                s.touchedBatch = batch;
-                s.changedSinceEmit = true;
-                touched.add(s);
+            if (!s.dirty) {
+                s.dirty = true;
+                dirty.add(s);
             }
+            s.changedSinceEmit = true;
             return s.accumulator;
         }
 
@@ -124,11 +145,13 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         public void windowClosed(long start) {
             // the store has every accumulator written by earlier batches; this batch's are in memory
             Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
-            String prefix = windowPrefix(session, start);
+            String prefix = windowPrefix(session);
             try (KeyValueIterator<String, byte[]> it = accumulators.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
                 while (it.hasNext()) {
                     KeyValue<String, byte[]> kv = it.next();
-                    rows.put(Integer.parseInt(kv.key.substring(prefix.length())), AccumulatorCodec.decode(kv.value));
+                    if (windowStartOf(kv.value) == start) {
+                        rows.put(Integer.parseInt(kv.key.substring(prefix.length())), windowAccumulator(kv.value));
+                    }
                 }
             }
             if (start == windowStart) {
@@ -139,28 +162,43 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 window.clear();
             }
             for (Map.Entry<Integer, ThreadStatsAccumulator> e : rows.entrySet()) {
-                emit(this, e.getKey(), e.getValue(), start, true);
-                accumulators.delete(windowKey(session, start, e.getKey()));
+                if (!replaying) emit(this, e.getKey(), e.getValue(), start, true);
+                accumulators.delete(windowKey(session, e.getKey()));
             }
-            StageCounters.AGGREGATE.windowsClosed.increment();
+            if (!replaying) StageCounters.AGGREGATE.windowsClosed.increment();
         }
 
         @Override
         public void label(io.swapstream.decode.ThreadInfo t) {
+            if (replaying) return; // labelled and counted the first time round
             labels.put(session + "/" + t.threadId(), AvroRecords.of(t));
             state.threads++;
         }
 
-        private Slot load(String key, int tid) {
+        private Slot load(String key, int tid, long start) {
             byte[] b = accumulators.get(key);
-            return new Slot(key, tid, b == null ? new ThreadStatsAccumulator() : AccumulatorCodec.decode(b));
+            ThreadStatsAccumulator a;
+            if (b == null) a = new ThreadStatsAccumulator();
+            else if (start == SessionStatistics.WHOLE) a = AccumulatorCodec.decode(b);
+            else if (windowStartOf(b) == start) a = windowAccumulator(b);
+            else throw new IllegalStateException(key + " holds window " + windowStartOf(b) + ", not the open " + start);
+            return new Slot(key, tid, start, a);
         }
 
-        /** After a batch: each touched accumulator written once, and the session state. */
+        /** Writes every accumulator changed since the last time, and starts a new redo span. */
+        void flush() {
+            for (Slot s : dirty) {
+                if (!s.dropped) accumulators.put(s.key, s.encode());
+                s.dirty = false;
+            }
+            dirty.clear();
+            state.flushedBatches = state.batches;
+            state.redoBytes = 0;
+        }
+
+        /** After each record: the session's state (and, now and then, the accumulators). */
         void save() {
-            for (Slot s : touched) if (!s.dropped) accumulators.put(s.key, AccumulatorCodec.encode(s.accumulator));
-            touched.clear();
-            batch++;
+            if (state.batches - state.flushedBatches >= FLUSH_BATCHES || state.redoBytes >= FLUSH_BYTES) flush();
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
             try (DataOutputStream o = new DataOutputStream(bytes)) {
                 statistics.writeState(o);
@@ -172,9 +210,14 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         }
     }
 
+    static long windowStartOf(byte[] value) { return ByteBuffer.wrap(value).getLong(); }
+    static ThreadStatsAccumulator windowAccumulator(byte[] value) { return AccumulatorCodec.decode(Arrays.copyOfRange(value, 8, value.length)); }
     static String wholeKey(String session, int tid) { return session + "/t/" + tid; }
-    static String windowPrefix(String session, long start) { return session + "/w/" + start + "/"; }
-    static String windowKey(String session, long start, int tid) { return windowPrefix(session, start) + tid; }
+    /** One key per thread for whichever window is open (the start is in the value): closed windows leave no keys behind. */
+    static String windowPrefix(String session) { return session + "/w/"; }
+    static String windowKey(String session, int tid) { return windowPrefix(session) + tid; }
+    /** One of {@value #FLUSH_BATCHES} slots, reused after each flush: the changelog compacts to them however long the session. */
+    static String redoKey(String session, long batch) { return session + "/" + (batch % FLUSH_BATCHES); }
 
     @Override
     public void init(ProcessorContext<String, ThreadStats> context) {
@@ -183,6 +226,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.sessions = context.getStateStore(AggregateTopology.SESSIONS_STORE);
         this.labels = context.getStateStore(AggregateTopology.THREADS_STORE);
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
+        this.redo = context.getStateStore(AggregateTopology.REDO_STORE);
         open.clear();
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
     }
@@ -199,14 +243,17 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         o.timestamp = record.timestamp();
         Object v = record.value();
         if (o.state.done) {
-            if (v instanceof SwitchBatch) {
+            if (v instanceof byte[]) {
                 o.state.lateBatches++;
                 sessions.put(session, o.state.encode());
             }
             return;
         }
-        if (v instanceof SwitchBatch b) {
+        if (v instanceof byte[] bytes) {
+            SwitchBatch b = batches.deserialize(record.key(), bytes);
             StageCounters.AGGREGATE.switchesIn.add(b.count());
+            redo.put(redoKey(session, o.state.batches++), bytes);
+            o.state.redoBytes += bytes.length;
             o.state.host = b.host();
             o.statistics.accept(b);
             o.state.switches += b.count();
@@ -222,11 +269,21 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         if (o.state.allArrived()) finish(o);
     }
 
+    /** The session in memory, or restored: its state, then the batches since the last flush, again, without output. */
     private Open open(String session) {
         Open o = open.get(session);
         if (o == null) {
             o = new Open(session, AggregateSession.decode(sessions.get(session)));
-            if (!o.state.done) open.put(session, o);
+            if (!o.state.done) {
+                o.replaying = true;
+                for (long i = o.state.flushedBatches; i < o.state.batches; i++) {
+                    byte[] bytes = redo.get(redoKey(session, i));
+                    if (bytes == null) throw new IllegalStateException("batch " + i + " of session " + session + " is missing from the redo store");
+                    o.statistics.accept(batches.deserialize(session, bytes));
+                }
+                o.replaying = false;
+                open.put(session, o);
+            }
         }
         return o;
     }
@@ -260,6 +317,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             accumulators.delete(wholeKey(o.session, e.getKey()));
             labels.delete(o.session + "/" + e.getKey());
         }
+        for (long i = Math.max(0, o.state.batches - FLUSH_BATCHES); i < o.state.batches; i++) redo.delete(redoKey(o.session, i));
+        o.state.flushedBatches = o.state.batches;
+        o.state.redoBytes = 0;
         o.state.done = true;
         o.state.statistics = new byte[0];
         sessions.put(o.session, o.state.encode());
@@ -276,7 +336,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
         ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
-        latest.put(key, stats);
+        // the store answers "now": whole-session rows and each thread's latest window; the topic has the history
+        latest.put(windowStart == null ? key : AggregateTopology.latestWindowKey(o.session, tid), stats);
         StageCounters.AGGREGATE.statsOut.increment();
         context.forward(new Record<>(key, stats, o.timestamp));
     }

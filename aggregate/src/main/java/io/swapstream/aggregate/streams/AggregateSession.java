@@ -24,6 +24,10 @@ final class AggregateSession {
     String endReason;
     boolean done;
     long lateBatches;
+    /** Batches taken; those from {@link #flushedBatches} on are in the redo store, their effect not yet in the accumulators'. */
+    long batches;
+    long flushedBatches;
+    long redoBytes;
     /** SessionStatistics.writeState. */
     byte[] statistics = new byte[0];
 
@@ -43,6 +47,9 @@ final class AggregateSession {
             o.writeUTF(endReason == null ? "" : endReason);
             o.writeBoolean(done);
             o.writeLong(lateBatches);
+            o.writeLong(batches);
+            o.writeLong(flushedBatches);
+            o.writeLong(redoBytes);
             o.writeInt(statistics.length);
             o.write(statistics);
         } catch (IOException e) {
@@ -67,6 +74,9 @@ final class AggregateSession {
             s.endReason = end.isEmpty() ? null : end;
             s.done = in.readBoolean();
             s.lateBatches = in.readLong();
+            s.batches = in.readLong();
+            s.flushedBatches = in.readLong();
+            s.redoBytes = in.readLong();
             s.statistics = new byte[in.readInt()];
             in.readFully(s.statistics);
         } catch (IOException e) {

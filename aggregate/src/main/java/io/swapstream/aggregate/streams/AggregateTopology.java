@@ -32,12 +32,19 @@ public final class AggregateTopology {
     public static final String SESSIONS_STORE = "aggregate-sessions";
     public static final String THREADS_STORE = "aggregate-threads";
     public static final String STATS_STORE = "thread-stats";
+    /** A session's batches since its accumulators were last written (at most 64). */
+    public static final String REDO_STORE = "aggregate-redo-batches";
 
     /** The switches counted for a session once all its statistics have been emitted final, else null. */
     public static Long finishedSwitches(byte[] sessionState) {
         if (sessionState == null) return null;
         AggregateSession s = AggregateSession.decode(sessionState);
         return s.done ? s.switches : null;
+    }
+
+    /** The stats store's key of a thread's latest closed window (the store keeps no older ones; the topic does). */
+    public static String latestWindowKey(String session, int tid) {
+        return session + "/" + tid + "/window";
     }
 
     /**
@@ -54,13 +61,17 @@ public final class AggregateTopology {
                 serdes.serde(ThreadInfo.class, config)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(STATS_STORE), Serdes.String(),
                 serdes.serde(ThreadStats.class, config)));
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(REDO_STORE), Serdes.String(),
+                Serdes.ByteArray()).withCachingEnabled().withLoggingEnabled(Map.of("max.message.bytes",
+                String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))));
+        // batches come in as bytes: the processor keeps them (redo) as well as reading them
         KStream<String, Object> batches = builder.stream(topic(config, SwapstreamConfig.SWITCH_BATCHES),
-                Consumed.with(Serdes.String(), SwitchBatchSerde.forConfig(config))).mapValues(v -> (Object) v, Named.as("batch-in"));
+                Consumed.with(Serdes.String(), Serdes.ByteArray())).mapValues(v -> (Object) v, Named.as("batch-in"));
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(windowNanos, emitIntervalMs), Named.as("aggregate"),
-                        ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE)
+                .process(() -> new AggregateProcessor(windowNanos, emitIntervalMs, SwitchBatchSerde.forConfig(config).deserializer()),
+                        Named.as("aggregate"), ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE, REDO_STORE)
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
                         serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
     }

@@ -68,6 +68,7 @@ class AggregateTopologyTest {
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
             long switches = 0;
             long lastWindowEnd = Long.MIN_VALUE;
+            Map<String, ThreadStats> windowRows = new HashMap<>();
             for (SwitchBatch s : batches) {
                 batchesIn.pipeInput(session, s);
                 switches += s.count();
@@ -78,6 +79,7 @@ class AggregateTopologyTest {
                     ThreadStats t = r.value();
                     assertTrue(t.getFinal$(), "a window is emitted only final: " + r.key());
                     assertTrue(t.getWindowEndNanos() <= passed, r.key());
+                    assertEquals(null, windowRows.put(r.key(), t), "each window once: " + r.key());
                     lastWindowEnd = Math.max(lastWindowEnd, t.getWindowEndNanos());
                 }
             }
@@ -88,16 +90,22 @@ class AggregateTopologyTest {
             Map<String, ThreadStats> rows = new HashMap<>();
             for (TestRecord<String, ThreadStats> r : tail) {
                 assertTrue(r.value().getFinal$(), r.key());
-                assertEquals(null, rows.put(r.key(), r.value()), "each row once: " + r.key());
+                boolean windowed = r.key().split("/").length == 3;
+                assertEquals(null, (windowed ? windowRows : rows).put(r.key(), r.value()), "each row once: " + r.key());
             }
             for (ThreadStats t : offlineWhole.wholeSession()) assertEquals(t, rows.get(session + "/" + t.getThreadId()));
             List<ThreadStats> windows = offline.windowed();
             Map<String, ThreadStats> latest = new HashMap<>();
             driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().forEachRemaining(kv -> latest.put((String) kv.key, (ThreadStats) kv.value));
+            Map<Integer, ThreadStats> lastWindow = new HashMap<>();
             for (ThreadStats t : windows) {
-                assertEquals(t, latest.get(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos()));
+                assertEquals(t, windowRows.get(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos()));
+                lastWindow.put(t.getThreadId(), t);
             }
-            assertEquals(offlineWhole.wholeSession().size() + windows.size(), latest.size());
+            assertEquals(windows.size(), windowRows.size());
+            // the store keeps the whole-session rows and each thread's latest window, not the history
+            lastWindow.values().forEach(t -> assertEquals(t, latest.get(session + "/" + t.getThreadId() + "/window")));
+            assertEquals(offlineWhole.wholeSession().size() + lastWindow.size(), latest.size());
             assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
             assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");

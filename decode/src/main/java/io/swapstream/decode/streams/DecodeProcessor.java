@@ -28,11 +28,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
- * After each record the decoder's own state (a checkpoint: lanes, queue, thread table, clock) and
- * the session's progress are put into stores committed with the outputs, so a restarted instance
- * continues from the checkpoint with the same output and keeps no raw buffer except those that
- * arrived early, which wait until the gap before them fills. A session ends with its end marker, or
- * as incomplete after {@code idleTimeoutMs} without a buffer; its state is then dropped.
+ * Its state, committed with the outputs: the decoder's own state (a checkpoint: lanes, queue, thread
+ * table, clock), put every {@value #CHECKPOINT_BUFFERS} buffers or {@value #CHECKPOINT_BYTES} bytes,
+ * the buffers decoded since (at most that many: a restarted instance restores the checkpoint and
+ * decodes them again, emitting nothing, so its output is the same), the session's progress, and
+ * buffers that arrived early, until the gap before them fills. A checkpoint per buffer would cost
+ * its encoding, megabytes when the merge waits for a quiet processor, for every 64 KiB buffer.
+ * A session ends with its end marker, or as incomplete after {@code idleTimeoutMs} without a buffer;
+ * its state is then dropped. A buffer that fails its check is a dead letter; a failure after the
+ * decoder's state changed cannot be undone record by record, so it stops the task, which restarts
+ * from the last commit.
  */
 final class DecodeProcessor implements Processor<String, byte[], String, Object> {
     private final int batchRows;
@@ -42,6 +47,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private KeyValueStore<String, byte[]> checkpoints;
     private KeyValueStore<String, byte[]> progress;
     private KeyValueStore<String, byte[]> early;
+    private KeyValueStore<String, byte[]> redo;
+    static final int CHECKPOINT_BUFFERS = 64;
+    static final long CHECKPOINT_BYTES = 8L << 20;
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private final Map<String, Live> live = new HashMap<>();
 
@@ -58,6 +66,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         final BufferDecoder buffer = new BufferDecoder();
         final SessionDecoder decoder;
         long timestamp;
+        /** Decoding buffers whose output went out before: nothing is emitted or counted. */
+        boolean replaying;
 
         Live(String session, DecodeProgress p, byte[] checkpoint) {
             this.session = session;
@@ -68,6 +78,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
 
         private void batch(SwitchBatch b) {
+            if (replaying) return;
             progress.switches += b.count();
             progress.batches++;
             StageCounters.DECODE.switchesOut.add(b.count());
@@ -76,6 +87,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
 
         private void thread(ThreadInfo t) {
+            if (replaying) return;
             progress.threads++;
             forward(AvroRecords.threadKey(session, t.threadId()), AvroRecords.of(t), timestamp);
         }
@@ -87,6 +99,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         this.checkpoints = context.getStateStore(DecodeTopology.CHECKPOINT_STORE);
         this.progress = context.getStateStore(DecodeTopology.PROGRESS_STORE);
         this.early = context.getStateStore(DecodeTopology.EARLY_STORE);
+        this.redo = context.getStateStore(DecodeTopology.REDO_STORE);
         live.clear();
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
@@ -147,11 +160,28 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         save(l);
     }
 
-    /** The session in memory, or restored from its checkpoint with progress {@code p} (what the store holds). */
+    /**
+     * The session in memory, or restored with progress {@code p} (what the store holds): its
+     * checkpoint, then the buffers decoded since, again, without output.
+     */
     private Live live(String session, DecodeProgress p) {
         Live l = live.get(session);
         if (l == null) {
             l = new Live(session, p, checkpoints.get(session));
+            l.replaying = true;
+            for (long i = p.checkpointNext; i < p.next; i++) {
+                byte[] bytes = redo.get(redoKey(session, i));
+                if (bytes == null) throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo store");
+                String source = session + " buffer " + i;
+                try {
+                    l.buffer.load(source, 0, bytes, 0, bytes.length);
+                    SessionDecoder.check(l.buffer);
+                } catch (EtlFormatException e) {
+                    continue; // a dead letter the first time round
+                }
+                l.decoder.onBuffer(l.buffer, 0, source);
+            }
+            l.replaying = false;
             live.put(session, l);
         }
         return l;
@@ -160,6 +190,19 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void apply(Live l, byte[] bytes, Headers headers) {
         DecodeProgress p = l.progress;
         long index = p.next++;
+        redo.put(redoKey(l.session, index), bytes);
+        p.redoBytes += bytes.length;
+        decode(l, index, bytes, headers);
+        // here, not once per record: the buffers since the checkpoint must fit the redo slots
+        if (p.next - p.checkpointNext >= CHECKPOINT_BUFFERS || p.redoBytes >= CHECKPOINT_BYTES) {
+            checkpoints.put(l.session, l.decoder.checkpoint());
+            p.checkpointNext = p.next;
+            p.redoBytes = 0;
+        }
+    }
+
+    private void decode(Live l, long index, byte[] bytes, Headers headers) {
+        DecodeProgress p = l.progress;
         StageCounters.DECODE.buffersIn.increment();
         String source = header(headers, SwapstreamConfig.HEADER_SOURCE_FILE, l.session) + " buffer " + index;
         long offset = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1")) == index
@@ -181,7 +224,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     }
 
     private void save(Live l) {
-        checkpoints.put(l.session, l.decoder.checkpoint());
         progress.put(l.session, l.progress.encode());
     }
 
@@ -226,6 +268,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             it.forEachRemaining(kv -> waiting.add(kv.key));
         }
         waiting.forEach(early::delete);
+        for (long i = Math.max(0, p.next - CHECKPOINT_BUFFERS); i < p.next; i++) redo.delete(redoKey(l.session, i));
+        p.checkpointNext = p.next;
+        p.redoBytes = 0;
         checkpoints.delete(l.session);
         p.endReason = reason;
         p.endedMs = context.currentSystemTimeMs();
@@ -266,6 +311,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_STAGE, "decode".getBytes(StandardCharsets.UTF_8));
         context.forward(new Record<>(key, new DeadLetter(bytes, reason), ts, h));
+    }
+
+    /**
+     * A buffer's key in the redo store: one of {@value #CHECKPOINT_BUFFERS} slots, reused after each
+     * checkpoint, so the changelog compacts to those slots however long the session runs.
+     */
+    static String redoKey(String session, long index) {
+        return session + "/" + (index % CHECKPOINT_BUFFERS);
     }
 
     static String earlyKey(String session, long index) {

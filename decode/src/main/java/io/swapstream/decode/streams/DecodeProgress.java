@@ -21,6 +21,10 @@ final class DecodeProgress {
     Integer maxWaitReason;
     /** The index of the next buffer to decode; buffers before it were taken. */
     long next;
+    /** The decoder checkpoint holds buffers before this index; the ones from it to {@link #next} are in the redo store. */
+    long checkpointNext;
+    /** Bytes of those buffers. */
+    long redoBytes;
     long switches;
     long batches;
     long threads;
@@ -42,6 +46,8 @@ final class DecodeProgress {
             o.writeUTF(host == null ? "" : host);
             o.writeInt(maxWaitReason == null ? -1 : maxWaitReason);
             o.writeLong(next);
+            o.writeLong(checkpointNext);
+            o.writeLong(redoBytes);
             o.writeLong(switches);
             o.writeLong(batches);
             o.writeLong(threads);
@@ -68,6 +74,8 @@ final class DecodeProgress {
             int mwr = in.readInt();
             p.maxWaitReason = mwr < 0 ? null : mwr;
             p.next = in.readLong();
+            p.checkpointNext = in.readLong();
+            p.redoBytes = in.readLong();
             p.switches = in.readLong();
             p.batches = in.readLong();
             p.threads = in.readLong();

@@ -24,8 +24,8 @@ import org.apache.kafka.streams.state.Stores;
  * The decode stage: {@code etw.raw-buffers} to {@code etw.switch-batches} (and, when asked,
  * {@code etw.context-switches}), {@code etw.sessions}, {@code etw.threads} and
  * {@code etw.dead-letters}. Every output is partitioned by session, like its input, so nothing is
- * repartitioned. Its state: one decoder checkpoint and one progress record per open session, and
- * buffers that came early.
+ * repartitioned. Its state, per open session: a decoder checkpoint, the few buffers decoded since it,
+ * a progress record, and buffers that came early.
  */
 public final class DecodeTopology {
     private DecodeTopology() {}
@@ -33,6 +33,8 @@ public final class DecodeTopology {
     public static final String CHECKPOINT_STORE = "decode-checkpoints";
     public static final String PROGRESS_STORE = "decode-sessions";
     public static final String EARLY_STORE = "decode-early-buffers";
+    /** Buffers decoded since the session's last checkpoint (at most 64): decoded again after a restart. */
+    public static final String REDO_STORE = "decode-redo-buffers";
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
     public static boolean hasEnded(byte[] progress) {
@@ -54,10 +56,12 @@ public final class DecodeTopology {
                 Serdes.String(), Serdes.ByteArray()).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(EARLY_STORE),
                 Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues));
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(REDO_STORE),
+                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
                 .process(() -> new DecodeProcessor(batchRows, rows, idle), Named.as("decode"),
-                        CHECKPOINT_STORE, PROGRESS_STORE, EARLY_STORE);
+                        CHECKPOINT_STORE, PROGRESS_STORE, EARLY_STORE, REDO_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s
                         .mapValues(v -> (SwitchBatch) v, Named.as("as-batch"))

@@ -87,6 +87,7 @@ class DecodeTopologyTest {
             assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (end-marker)"));
             assertTrue(header(letters.get(1), SwapstreamConfig.HEADER_ERROR).contains("without a session key"));
             assertFalse(driver.getKeyValueStore(DecodeTopology.CHECKPOINT_STORE).all().hasNext(), "an ended session keeps no checkpoint");
+            assertFalse(driver.getKeyValueStore(DecodeTopology.REDO_STORE).all().hasNext(), "nor buffers");
         }
     }
 
@@ -154,7 +155,7 @@ class DecodeTopologyTest {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
             byte[] bytes = Files.readAllBytes(f);
             for (int i = 0; i < 3; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
-            assertEquals(1, count(driver, DecodeTopology.CHECKPOINT_STORE));
+            assertEquals(3, count(driver, DecodeTopology.REDO_STORE), "the buffers since the (first) checkpoint");
             driver.advanceWallClockTime(Duration.ofSeconds(30));
             assertEquals(1, sessions(driver).size(), "not yet");
             driver.advanceWallClockTime(Duration.ofSeconds(40));
@@ -166,7 +167,8 @@ class DecodeTopologyTest {
             assertTrue(end.getLossReasons().get(0).contains("no buffer for 60 s"), end.getLossReasons().toString());
             long rows = batches(driver).stream().mapToLong(SwitchBatch::count).sum();
             assertEquals(rows, end.getSwitchCount(), "the switches of what arrived, every processor's last one included");
-            assertEquals(0, count(driver, DecodeTopology.CHECKPOINT_STORE), "its state is freed");
+            assertEquals(0, count(driver, DecodeTopology.CHECKPOINT_STORE) + count(driver, DecodeTopology.REDO_STORE),
+                    "its state is freed");
             raw.pipeInput(record(session, buffer(bytes, 3), 3, false));
             assertTrue(header(deadLetters(driver).get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (idle-timeout)"));
         }

@@ -1,0 +1,264 @@
+package io.swapstream.cli;
+
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.streams.DecodeTopology;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "bench", description = "Throughput side by side, in one run on this machine: offline decode and stats, the pipeline"
+        + " end to end on an in-JVM broker, and Kafka's own producer and consumer ceiling for the same records and bytes.")
+final class BenchCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Parameters(arity = "0..1", paramLabel = "FILE.etl", description = "the trace; none: a generated 16-processor compact trace")
+    Path file;
+
+    @Option(names = "--switches", defaultValue = "4960000", paramLabel = "N", description = "switches of the generated trace")
+    long switches;
+
+    @Option(names = "--timeout", defaultValue = "900s", paramLabel = "DURATION", description = "give up on the pipeline after this long")
+    String timeout;
+
+    @Override
+    public Integer call() throws Exception {
+        if (file != null) Options.traceFiles(List.of(file));
+        Options.atLeast("--switches", switches, 1);
+        long timeoutMs = Options.positiveDuration("--timeout", timeout) / 1_000_000;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Path work = Files.createTempDirectory("swapstream-bench-");
+        try {
+            Path trace = file;
+            if (trace == null) {
+                trace = work.resolve("bench.etl");
+                GeneratorOptions o = GeneratorOptions.defaults().withShape(16, 40, 10).withSwitches(switches);
+                TraceGenerator.generate(trace, o, MaximumWaitReason.forBuild(o.build()));
+            }
+            long bytes = Files.size(trace);
+            err.printf("bench: %s, %.1f MiB%n", trace, bytes / 1048576.0);
+            err.flush();
+            // offline: the same code the stages run, on the file, in this thread
+            long[] n = {0};
+            long t0 = System.nanoTime();
+            SessionDecoder.decodeBatches(trace, "bench", null, b -> n[0] += b.count(), null);
+            double decodeSecs = secs(t0);
+            long total = n[0];
+            SessionStatistics stats = new SessionStatistics(60_000_000_000L);
+            t0 = System.nanoTime();
+            SessionDecoder.decodeBatches(trace, "bench", null, stats::accept, null);
+            stats.wholeSession();
+            stats.windowed();
+            double statsSecs = secs(t0);
+            err.printf("bench: offline done (%d switches)%n", total);
+            err.flush();
+            try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+                String bootstrap = broker.bootstrapServers();
+                Pipeline.Times p = pipeline(bootstrap, work, trace, timeoutMs);
+                err.printf("bench: pipeline done%n");
+                err.flush();
+                Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw");
+                Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches");
+                print(out, trace, bytes, total, decodeSecs, statsSecs, p, raw, batches);
+            }
+        } finally {
+            Directories.deleteTree(work);
+        }
+        return 0;
+    }
+
+    static double secs(long since) {
+        return (System.nanoTime() - since) / 1e9;
+    }
+
+    /** The pipeline end to end on the broker: ingest, decode, aggregate, and when each was done. */
+    Pipeline.Times pipeline(String bootstrap, Path work, Path trace, long timeoutMs) throws Exception {
+        String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            TopicSetup.ensure(admin, prefix, 4, (short) 1);
+        }
+        try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
+                60_000_000_000L, 1000, Map.of())) {
+            long t0 = System.nanoTime();
+            BufferPublisher.Published published;
+            try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
+                published = publisher.publish(trace, "bench", null, null);
+            }
+            double ingested = secs(t0);
+            long deadline = t0 + timeoutMs * 1_000_000L;
+            while (!ended(pipeline.decode, DecodeTopology.PROGRESS_STORE, published.session(), true)) pause(deadline);
+            double decoded = secs(t0);
+            while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
+            double aggregated = secs(t0);
+            long[] sizes = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES);
+            return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1]);
+        }
+    }
+
+    private static void pause(long deadline) throws InterruptedException {
+        if (System.nanoTime() > deadline) throw new ServiceException("the pipeline did not finish within --timeout");
+        Thread.sleep(20);
+    }
+
+    private static boolean ended(KafkaStreams streams, String store, String session, boolean decode) {
+        try {
+            byte[] v = streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.<String, byte[]>keyValueStore()))
+                    .get(session);
+            return decode ? DecodeTopology.hasEnded(v) : AggregateTopology.finishedSwitches(v) != null;
+        } catch (InvalidStateStoreException e) {
+            return false;
+        }
+    }
+
+    /** Records and bytes (uncompressed values) of a topic, read back committed. */
+    static long[] topicSize(String bootstrap, String topic) {
+        Map<String, Object> c = consumerConfig(bootstrap);
+        long records = 0;
+        long bytes = 0;
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+            while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    records++;
+                    bytes += r.value().length;
+                }
+            }
+        }
+        return new long[] {records, bytes};
+    }
+
+    static Map<String, Object> consumerConfig(String bootstrap) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
+        return c;
+    }
+
+    record Ceiling(long records, long bytes, double produceSecs, double consumeSecs) {}
+
+    /**
+     * Kafka alone: the same number of records of the same total size, produced with the decode
+     * stage's producer settings (lz4, 512 KiB batches, in transactions) and consumed back committed.
+     */
+    static Ceiling ceiling(String bootstrap, long records, long bytes, String name) throws Exception {
+        String topic = "bench-ceiling-" + name + "-" + UUID.randomUUID().toString().substring(0, 6);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1)
+                    .configs(Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))))).all().get();
+        }
+        int size = (int) Math.max(1, bytes / Math.max(1, records));
+        byte[] value = new byte[size];
+        new java.util.Random(1).nextBytes(value);
+        // half random, half zeros: compresses about as trace data does
+        java.util.Arrays.fill(value, size / 2, size, (byte) 0);
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
+        long t0 = System.nanoTime();
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (long i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, "s" + (i % 4), value));
+                if (i % 2000 == 1999) {
+                    producer.commitTransaction();
+                    producer.beginTransaction();
+                }
+            }
+            producer.commitTransaction();
+        }
+        double produce = secs(t0);
+        t0 = System.nanoTime();
+        long[] read = topicSize(bootstrap, topic);
+        double consume = secs(t0);
+        return new Ceiling(read[0], read[1], produce, consume);
+    }
+
+    private static void print(PrintWriter out, Path trace, long fileBytes, long switches, double decodeSecs, double statsSecs,
+                              Pipeline.Times p, Ceiling raw, Ceiling batches) {
+        double offline = switches / statsSecs;
+        out.printf("swapstream bench: %s, %d switches, %.1f MiB, %d processors available%n", trace.getFileName(), switches,
+                fileBytes / 1048576.0, Runtime.getRuntime().availableProcessors());
+        out.printf("%-44s %10s %14s %8s%n", "", "seconds", "switches/s", "ratio");
+        out.printf("%-44s %10.2f %14.0f %8s%n", "offline decode (one thread)", decodeSecs, switches / decodeSecs, "");
+        out.printf("%-44s %10.2f %14.0f %8s%n", "offline decode + stats (one thread)", statsSecs, offline, "1.00");
+        out.printf("%-44s %10.2f %14s %8s%n", "pipeline: ingest done", p.ingested(), "", "");
+        out.printf("%-44s %10.2f %14.0f %8.2f%n", "pipeline: decode done", p.decoded(), switches / p.decoded(), switches / p.decoded() / offline);
+        out.printf("%-44s %10.2f %14.0f %8.2f%n", "pipeline end to end: aggregate done", p.aggregated(), switches / p.aggregated(),
+                switches / p.aggregated() / offline);
+        for (var c : List.of(Map.entry("raw buffers", raw), Map.entry("switch batches", batches))) {
+            Ceiling k = c.getValue();
+            out.printf("%-44s %10.2f %14.0f %8.2f   (%d records, %.1f MiB)%n", "Kafka alone: produce as many " + c.getKey(), k.produceSecs(),
+                    switches / k.produceSecs(), switches / k.produceSecs() / offline, k.records(), k.bytes() / 1048576.0);
+            out.printf("%-44s %10.2f %14.0f %8.2f%n", "Kafka alone: consume them", k.consumeSecs(), switches / k.consumeSecs(),
+                    switches / k.consumeSecs() / offline);
+        }
+        out.printf("pipeline records: %d raw buffers (%.1f MiB), %d switch batches (%.1f MiB, %.0f switches each)%n", p.rawRecords(),
+                p.rawBytes() / 1048576.0, p.batchRecords(), p.batchBytes() / 1048576.0, (double) switches / Math.max(1, p.batchRecords()));
+        long peakHeap = 0;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) peakHeap += pool.getPeakUsage().getUsed();
+        }
+        out.printf("peak heap %.0f MiB (max %.0f MiB); peak RSS %s (broker, both stages and the offline runs in this one JVM)%n",
+                peakHeap / 1048576.0, Runtime.getRuntime().maxMemory() / 1048576.0, peakRss());
+        out.flush();
+    }
+
+    private static String peakRss() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) return line.substring(6).trim();
+            }
+        } catch (Exception e) {
+            // not Linux
+        }
+        return "unknown";
+    }
+}
