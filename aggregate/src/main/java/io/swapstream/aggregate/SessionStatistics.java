@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +43,8 @@ public final class SessionStatistics {
     private final Accumulators accumulators;
     private String session;
     private String host;
-    private final Map<Integer, ThreadStatsAccumulator> whole = new HashMap<>();
-    private final Map<Long, Map<Integer, ThreadStatsAccumulator>> windows = new HashMap<>();
+    private final Int2ObjectOpenHashMap<ThreadStatsAccumulator> whole = new Int2ObjectOpenHashMap<>();
+    private final Map<Long, Int2ObjectOpenHashMap<ThreadStatsAccumulator>> windows = new HashMap<>();
     /** In memory: each TID's latest thread record, and the rows of the windows closed so far. */
     private final Map<Integer, ThreadInfo> labels = new HashMap<>();
     private final List<ThreadStats> closedWindows = new ArrayList<>();
@@ -69,15 +70,30 @@ public final class SessionStatistics {
 
     /** Offline: accumulators in maps; a closed window becomes rows, labelled as its threads were then. */
     private final class InMemory implements Accumulators {
+        /** The open window's accumulators: the window of almost every switch, found without a boxed key. */
+        private long openStart = Long.MIN_VALUE;
+        private Int2ObjectOpenHashMap<ThreadStatsAccumulator> open;
+
         @Override
         public ThreadStatsAccumulator of(int tid, long start) {
-            return start == WHOLE
-                    ? whole.computeIfAbsent(tid, k -> new ThreadStatsAccumulator())
-                    : windows.computeIfAbsent(start, k -> new HashMap<>()).computeIfAbsent(tid, k -> new ThreadStatsAccumulator());
+            Int2ObjectOpenHashMap<ThreadStatsAccumulator> m;
+            if (start == WHOLE) {
+                m = whole;
+            } else {
+                if (open == null || start != openStart) {
+                    open = windows.computeIfAbsent(start, k -> new Int2ObjectOpenHashMap<>());
+                    openStart = start;
+                }
+                m = open;
+            }
+            ThreadStatsAccumulator a = m.get(tid);
+            if (a == null) m.put(tid, a = new ThreadStatsAccumulator());
+            return a;
         }
 
         @Override
         public void windowClosed(long start) {
+            if (start == openStart) open = null;
             Map<Integer, ThreadStatsAccumulator> m = windows.remove(start);
             if (m != null) m.forEach((tid, a) -> closedWindows.add(SessionStatistics.this.label(a, tid, start, start + windowNanos)));
         }

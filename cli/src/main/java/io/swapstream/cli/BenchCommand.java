@@ -55,6 +55,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--switches", defaultValue = "4960000", paramLabel = "N", description = "switches of the generated trace")
     long switches;
 
+    @Option(names = "--rounds", defaultValue = "2", paramLabel = "N",
+            description = "measure everything N times in this JVM: the first round includes the JIT compiling the broker, the clients and the stages")
+    int rounds;
+
     @Option(names = "--timeout", defaultValue = "900s", paramLabel = "DURATION", description = "give up on the pipeline after this long")
     String timeout;
 
@@ -77,32 +81,52 @@ final class BenchCommand implements Callable<Integer> {
             err.printf("bench: %s, %.1f MiB%n", trace, bytes / 1048576.0);
             err.flush();
             // offline: the same code the stages run, on the file, in this thread
-            long[] n = {0};
-            long t0 = System.nanoTime();
-            SessionDecoder.decodeBatches(trace, "bench", null, b -> n[0] += b.count(), null);
-            double decodeSecs = secs(t0);
-            long total = n[0];
-            SessionStatistics stats = new SessionStatistics(60_000_000_000L);
-            t0 = System.nanoTime();
-            SessionDecoder.decodeBatches(trace, "bench", null, stats::accept, null);
-            stats.wholeSession();
-            stats.windowed();
-            double statsSecs = secs(t0);
-            err.printf("bench: offline done (%d switches)%n", total);
+            List<Offline> offline = new java.util.ArrayList<>();
+            for (int r = 0; r < rounds; r++) offline.add(offline(trace));
+            err.printf("bench: offline done (%d switches)%n", offline.get(0).switches());
             err.flush();
             try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
                 String bootstrap = broker.bootstrapServers();
-                Pipeline.Times p = pipeline(bootstrap, work, trace, timeoutMs);
-                err.printf("bench: pipeline done%n");
-                err.flush();
+                List<Pipeline.Times> runs = new java.util.ArrayList<>();
+                for (int r = 0; r < rounds; r++) {
+                    runs.add(pipeline(bootstrap, work.resolve("round" + r), trace, timeoutMs));
+                    err.printf("bench: pipeline round %d done%n", r + 1);
+                    err.flush();
+                }
+                Pipeline.Times p = runs.get(rounds - 1);
                 Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw");
                 Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches");
-                print(out, trace, bytes, total, decodeSecs, statsSecs, p, raw, batches);
+                print(out, trace, bytes, offline, runs, raw, batches);
             }
         } finally {
             Directories.deleteTree(work);
         }
         return 0;
+    }
+
+    record Offline(long switches, double decodeSecs, double statsSecs) {}
+
+    static Offline offline(Path trace) throws java.io.IOException {
+        long[] n = {0};
+        long t0 = System.nanoTime();
+        SessionDecoder.decodeBatches(trace, "bench", null, b -> n[0] += b.count(), null);
+        double decodeSecs = secs(t0);
+        SessionStatistics stats = new SessionStatistics(60_000_000_000L);
+        t0 = System.nanoTime();
+        SessionDecoder.decodeBatches(trace, "bench", null, stats::accept, null);
+        stats.wholeSession();
+        stats.windowed();
+        return new Offline(n[0], decodeSecs, secs(t0));
+    }
+
+    /** CPU seconds so far of the live threads whose names hold {@code part}. */
+    static double threadCpu(String part) {
+        var mx = ManagementFactory.getThreadMXBean();
+        double s = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains(part)) s += Math.max(0, mx.getThreadCpuTime(t.getId())) / 1e9;
+        }
+        return s;
     }
 
     static double secs(long since) {
@@ -116,7 +140,7 @@ final class BenchCommand implements Callable<Integer> {
             TopicSetup.ensure(admin, prefix, 4, (short) 1);
         }
         try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
-                60_000_000_000L, 1000, Map.of())) {
+                60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
             long t0 = System.nanoTime();
             BufferPublisher.Published published;
             try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
@@ -126,10 +150,13 @@ final class BenchCommand implements Callable<Integer> {
             long deadline = t0 + timeoutMs * 1_000_000L;
             while (!ended(pipeline.decode, DecodeTopology.PROGRESS_STORE, published.session(), true)) pause(deadline);
             double decoded = secs(t0);
+            double decodeCpu = threadCpu("bench-" + prefix + "-decode-") ;
             while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
             double aggregated = secs(t0);
+            double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-");
             long[] sizes = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES);
-            return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1]);
+            return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
+                    decodeCpu, aggregateCpu);
         }
     }
 
@@ -221,25 +248,43 @@ final class BenchCommand implements Callable<Integer> {
         return new Ceiling(read[0], read[1], produce, consume);
     }
 
-    private static void print(PrintWriter out, Path trace, long fileBytes, long switches, double decodeSecs, double statsSecs,
-                              Pipeline.Times p, Ceiling raw, Ceiling batches) {
-        double offline = switches / statsSecs;
+    private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, List<Pipeline.Times> runs,
+                              Ceiling raw, Ceiling batches) {
+        long switches = offline.get(0).switches();
+        double reference = switches / offline.get(offline.size() - 1).statsSecs();
         out.printf("swapstream bench: %s, %d switches, %.1f MiB, %d processors available%n", trace.getFileName(), switches,
                 fileBytes / 1048576.0, Runtime.getRuntime().availableProcessors());
-        out.printf("%-44s %10s %14s %8s%n", "", "seconds", "switches/s", "ratio");
-        out.printf("%-44s %10.2f %14.0f %8s%n", "offline decode (one thread)", decodeSecs, switches / decodeSecs, "");
-        out.printf("%-44s %10.2f %14.0f %8s%n", "offline decode + stats (one thread)", statsSecs, offline, "1.00");
-        out.printf("%-44s %10.2f %14s %8s%n", "pipeline: ingest done", p.ingested(), "", "");
-        out.printf("%-44s %10.2f %14.0f %8.2f%n", "pipeline: decode done", p.decoded(), switches / p.decoded(), switches / p.decoded() / offline);
-        out.printf("%-44s %10.2f %14.0f %8.2f%n", "pipeline end to end: aggregate done", p.aggregated(), switches / p.aggregated(),
-                switches / p.aggregated() / offline);
+        out.printf("%-50s %9s %13s %7s%n", "", "seconds", "switches/s", "ratio");
+        for (int r = 0; r < offline.size(); r++) {
+            Offline o = offline.get(r);
+            String round = offline.size() > 1 ? "round " + (r + 1) + ": " : "";
+            out.printf("%-50s %9.2f %13.0f %7s%n", round + "offline decode (one thread)", o.decodeSecs(), switches / o.decodeSecs(), "");
+            out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "offline decode + stats (one thread)", o.statsSecs(),
+                    switches / o.statsSecs(), switches / o.statsSecs() / reference);
+        }
+        for (int r = 0; r < runs.size(); r++) {
+            Pipeline.Times p = runs.get(r);
+            String round = runs.size() > 1 ? "round " + (r + 1) + ": " : "";
+            out.printf("%-50s %9.2f %13s %7s%n", round + "pipeline: ingest done", p.ingested(), "", "");
+            out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "pipeline: decode done", p.decoded(), switches / p.decoded(),
+                    switches / p.decoded() / reference);
+            out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "pipeline end to end: aggregate done", p.aggregated(),
+                    switches / p.aggregated(), switches / p.aggregated() / reference);
+            out.printf("%-50s %9.2f %13.0f %7s%n", round + "  decode stage, CPU seconds of its thread", p.decodeCpuSecs(),
+                    switches / p.decodeCpuSecs(), "");
+            out.printf("%-50s %9.2f %13.0f %7s%n", round + "  aggregate stage, CPU seconds of its thread", p.aggregateCpuSecs(),
+                    switches / p.aggregateCpuSecs(), "");
+        }
         for (var c : List.of(Map.entry("raw buffers", raw), Map.entry("switch batches", batches))) {
             Ceiling k = c.getValue();
-            out.printf("%-44s %10.2f %14.0f %8.2f   (%d records, %.1f MiB)%n", "Kafka alone: produce as many " + c.getKey(), k.produceSecs(),
-                    switches / k.produceSecs(), switches / k.produceSecs() / offline, k.records(), k.bytes() / 1048576.0);
-            out.printf("%-44s %10.2f %14.0f %8.2f%n", "Kafka alone: consume them", k.consumeSecs(), switches / k.consumeSecs(),
-                    switches / k.consumeSecs() / offline);
+            out.printf("%-50s %9.2f %13.0f %7.2f   (%d records, %.1f MiB)%n", "Kafka alone: produce as many " + c.getKey(),
+                    k.produceSecs(), switches / k.produceSecs(), switches / k.produceSecs() / reference, k.records(),
+                    k.bytes() / 1048576.0);
+            out.printf("%-50s %9.2f %13.0f %7.2f%n", "Kafka alone: consume them", k.consumeSecs(), switches / k.consumeSecs(),
+                    switches / k.consumeSecs() / reference);
         }
+        Pipeline.Times p = runs.get(runs.size() - 1);
+        out.printf("ratio: switches/s over the last round's offline decode + stats%n");
         out.printf("pipeline records: %d raw buffers (%.1f MiB), %d switch batches (%.1f MiB, %.0f switches each)%n", p.rawRecords(),
                 p.rawBytes() / 1048576.0, p.batchRecords(), p.batchBytes() / 1048576.0, (double) switches / Math.max(1, p.batchRecords()));
         long peakHeap = 0;

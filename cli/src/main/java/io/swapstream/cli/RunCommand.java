@@ -108,7 +108,7 @@ final class RunCommand implements Callable<Integer> {
             }
             String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
-                    kafka.replication, windowNanos > 0 ? windowNanos : DEFAULT_WINDOW_NANOS, 1000, kafka.clientConfigStrings())) {
+                    kafka.replication, windowNanos > 0 ? windowNanos : DEFAULT_WINDOW_NANOS, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, kafka.clientConfigStrings())) {
                 long t1 = System.nanoTime();
                 IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,
                         kafka.bootstrapOrNull() != null, kafka.clientConfig());

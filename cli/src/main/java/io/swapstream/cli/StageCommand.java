@@ -138,7 +138,7 @@ abstract class StageCommand implements Callable<Integer> {
         @Option(names = "--window", defaultValue = "60s", paramLabel = "DURATION", description = "tumbling window of the windowed statistics")
         String window;
 
-        @Option(names = "--emit-interval", defaultValue = "1s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
+        @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
         String emit;
 
         String stage() { return StageConfig.AGGREGATE; }

@@ -44,9 +44,15 @@ final class StageConfig {
         p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 512 * 1024);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), SwapstreamConfig.MAX_MESSAGE_BYTES);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), stage.equals(DECODE) ? 50 : 500);
-        // a decode checkpoint is written once per commit: commits every second, not every 100 ms
+        // bounded memory: records of 64 KiB and more each, so Kafka's defaults (1000 records buffered
+        // per partition, 32 MiB per producer) alone exceed a small heap; a record larger than a
+        // fetch's limit still comes whole
+        p.put(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, 32);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 2 * 1024 * 1024);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_BYTES_CONFIG), 8 * 1024 * 1024);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG), 16L * 1024 * 1024);
+        // each commit ends a transaction: every second, not every 100 ms
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
         p.putAll(overrides);
         return p;

@@ -10,6 +10,7 @@ import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,7 +70,9 @@ class StateSizeIT {
             long decodeMax = 0;
             long aggregateMax = 0;
             try (Pipeline p = Pipeline.start(kafka.servers(), appId, dir.resolve(prefix), prefix, 1, (short) 1, 60_000_000_000L, 1000,
-                    Map.of("commit.interval.ms", "300"))) {
+                    // checkpoints and flushes every 16 records: both traces go through many of each
+                    Map.of("commit.interval.ms", "300", SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, "16",
+                            SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "16"))) {
                 Thread publisher = new Thread(() -> {
                     try (BufferPublisher b = new BufferPublisher(kafka.servers(), prefix, Map.of())) {
                         b.publish(f, "size", null, null);
@@ -84,8 +87,8 @@ class StateSizeIT {
                             + bytes(p.decode, DecodeTopology.PROGRESS_STORE) + bytes(p.decode, DecodeTopology.EARLY_STORE)
                             + bytes(p.decode, DecodeTopology.REDO_STORE));
                     aggregateMax = Math.max(aggregateMax, bytes(p.aggregate, AggregateTopology.ACCUMULATORS_STORE)
-                            + bytes(p.aggregate, AggregateTopology.SESSIONS_STORE) + bytes(p.aggregate, AggregateTopology.REDO_STORE)
-                            + bytes(p.aggregate, AggregateTopology.STATS_STORE));
+                            + bytes(p.aggregate, AggregateTopology.SESSIONS_STORE) + bytes(p.aggregate, AggregateTopology.STATS_STORE)
+                            + bytes(p.aggregate, AggregateTopology.REDO_STORE));
                     Long done = finished(p.aggregate, session);
                     if (done != null) {
                         assertEquals(switches, (long) done, "every switch counted");

@@ -9,15 +9,10 @@ import io.swapstream.schemas.avro.WaitReason;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
 import org.apache.avro.SchemaNormalization;
-import org.apache.avro.io.BinaryDecoder;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -26,200 +21,94 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * {@link SwitchBatch} as an Avro {@code ContextSwitchBatch} in single-object encoding, written and
- * read column by column with Avro's binary encoder: the same bytes the generated class makes, without
- * an object or a boxed value per switch (the generated class holds {@code List<Integer>} columns).
+ * read column by column ({@link AvroBinary}): the same bytes the generated class makes, without an
+ * object or a boxed value per switch (the generated class holds {@code List<Integer>} columns).
  * Hand-written because Avro has no primitive-array reader or writer for unions of null.
  */
 public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<SwitchBatch>, Deserializer<SwitchBatch> {
     private static final byte[] HEADER = header();
-    private static final int STATE_UNKNOWN = 10;
-    private static final int REASON_UNKNOWN = 43;
     /** What an Unknown enum symbol reads back as: outside every table. */
     static final int UNKNOWN_VALUE = 255;
 
-    /**
-     * Buffers of the thread at work: Kafka Streams shares one serde between the tasks and threads
-     * of a topology.
-     */
-    private static final class Scratch {
-        final Growable out = new Growable();
-        BinaryEncoder encoder;
-        BinaryDecoder decoder;
-    }
+    private static final int STATES = ThreadState.values().length;
+    private static final int REASONS = WaitReason.values().length;
+    private static final int MODES = WaitMode.values().length;
+    private static final int SOURCES = SwitchSource.values().length;
 
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
+    /**
+     * Output buffers of the thread at work: Kafka Streams shares one serde between the tasks and
+     * threads of a topology.
+     */
+    private final ThreadLocal<AvroBinary.Writer> scratch = ThreadLocal.withInitial(AvroBinary.Writer::new);
 
     private static byte[] header() {
         long fingerprint = SchemaNormalization.parsingFingerprint64(ContextSwitchBatch.getClassSchema());
         return ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xC3).put((byte) 0x01).putLong(fingerprint).array();
     }
 
-    /** A byte stream whose array is reused between records; not synchronized, unlike ByteArrayOutputStream. */
-    private static final class Growable extends java.io.OutputStream {
-        byte[] buf = new byte[64 * 1024];
-        int count;
-
-        void reset() { count = 0; }
-
-        private void ensure(int n) {
-            if (count + n > buf.length) buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, count + n));
-        }
-
-        @Override
-        public void write(int b) {
-            ensure(1);
-            buf[count++] = (byte) b;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            ensure(len);
-            System.arraycopy(b, off, buf, count, len);
-            count += len;
-        }
-
-        byte[] toByteArray() { return java.util.Arrays.copyOf(buf, count); }
-    }
-
     @Override
     public byte[] serialize(String topic, SwitchBatch b) {
         if (b == null) return null;
-        try {
-            Scratch x = scratch.get();
-            Growable out = x.out;
-            out.reset();
-            out.write(HEADER);
-            // buffered: the direct encoder writes a varint byte by byte into the stream
-            BinaryEncoder e = x.encoder = EncoderFactory.get().binaryEncoder(out, x.encoder);
-            int n = b.count();
-            e.writeString(b.session());
-            e.writeString(b.host());
-            e.writeInt(n);
-            ints(e, b.cpu, n);
-            longs(e, b.timestamp, n);
-            longs(e, b.timeNanos, n);
-            start(e, n);
-            for (int i = 0; i < n; i++) { e.startItem(); e.writeEnum(b.source[i]); }
-            e.writeArrayEnd();
-            ints(e, b.oldThreadId, n);
-            optionalInts(e, b.oldThreadPriority, n);
-            optionalEnums(e, b.oldThreadState, n, STATE_UNKNOWN);
-            optionalEnums(e, b.oldThreadWaitReason, n, REASON_UNKNOWN);
-            optionalEnums(e, b.oldThreadWaitMode, n, 2);
-            optionalInts(e, b.newThreadId, n);
-            optionalInts(e, b.newThreadPriority, n);
-            optionalLongs(e, b.newThreadWaitTicks, n);
-            start(e, n);
-            for (int i = 0; i < n; i++) {
-                e.startItem();
-                int from = b.pmcStart[i];
-                int to = b.pmcStart[i + 1];
-                if (from == to) {
-                    e.writeIndex(0);
-                } else {
-                    e.writeIndex(1);
-                    start(e, to - from);
-                    for (int k = from; k < to; k++) { e.startItem(); e.writeLong(b.pmc[k]); }
-                    e.writeArrayEnd();
-                }
-            }
-            e.writeArrayEnd();
-            optionalLongs(e, b.newThreadTimeSinceLastNanos, n);
-            optionalLongs(e, b.oldThreadRunNanos, n);
-            List<ThreadInfo> threads = b.threads();
-            start(e, threads.size());
-            for (ThreadInfo t : threads) {
-                e.startItem();
-                e.writeString(t.session());
-                e.writeInt(t.threadId());
-                optionalInt(e, t.processId());
-                optionalString(e, t.processName());
-                optionalString(e, t.threadName());
-                optionalInt(e, t.basePriority());
-                optionalLong(e, t.startNanos());
-                optionalLong(e, t.endNanos());
-            }
-            e.writeArrayEnd();
-            e.flush();
-            return out.toByteArray();
-        } catch (IOException e) {
-            throw new SerializationException("cannot encode a switch batch: " + e.getMessage(), e);
-        }
-    }
-
-    private static void optionalInt(BinaryEncoder e, Integer v) throws IOException {
-        e.writeIndex(v == null ? 0 : 1);
-        if (v != null) e.writeInt(v);
-    }
-
-    private static void optionalLong(BinaryEncoder e, Long v) throws IOException {
-        e.writeIndex(v == null ? 0 : 1);
-        if (v != null) e.writeLong(v);
-    }
-
-    private static void optionalString(BinaryEncoder e, String v) throws IOException {
-        e.writeIndex(v == null ? 0 : 1);
-        if (v != null) e.writeString(v);
-    }
-
-    private static void start(BinaryEncoder e, int n) throws IOException {
-        e.writeArrayStart();
-        e.setItemCount(n);
-    }
-
-    private static void ints(BinaryEncoder e, int[] v, int n) throws IOException {
-        start(e, n);
-        for (int i = 0; i < n; i++) { e.startItem(); e.writeInt(v[i]); }
-        e.writeArrayEnd();
-    }
-
-    private static void longs(BinaryEncoder e, long[] v, int n) throws IOException {
-        start(e, n);
-        for (int i = 0; i < n; i++) { e.startItem(); e.writeLong(v[i]); }
-        e.writeArrayEnd();
-    }
-
-    private static void optionalInts(BinaryEncoder e, int[] v, int n) throws IOException {
-        start(e, n);
+        AvroBinary.Writer w = scratch.get();
+        w.reset();
+        w.bytes(HEADER);
+        int n = b.count();
+        w.string(b.session());
+        w.string(b.host());
+        w.writeLong(n);
+        w.ints(b.cpu, n);
+        w.longs(b.timestamp, n);
+        w.longs(b.timeNanos, n);
+        w.ints(b.source, n);
+        w.ints(b.oldThreadId, n);
+        w.optionalInts(b.oldThreadPriority, n, SwitchBatch.NONE);
+        w.optionalEnums(b.oldThreadState, n, SwitchBatch.NONE, STATES, true);
+        w.optionalEnums(b.oldThreadWaitReason, n, SwitchBatch.NONE, REASONS, true);
+        w.optionalEnums(b.oldThreadWaitMode, n, SwitchBatch.NONE, MODES, false);
+        w.optionalInts(b.newThreadId, n, SwitchBatch.NONE);
+        w.optionalInts(b.newThreadPriority, n, SwitchBatch.NONE);
+        w.optionalLongs(b.newThreadWaitTicks, n, SwitchBatch.NO_TIME);
+        w.arrayStart(n);
         for (int i = 0; i < n; i++) {
-            e.startItem();
-            if (v[i] == SwitchBatch.NONE) {
-                e.writeIndex(0);
+            int from = b.pmcStart[i];
+            int to = b.pmcStart[i + 1];
+            w.ensure(1);
+            if (from == to) {
+                w.buf[w.pos++] = 0;
             } else {
-                e.writeIndex(1);
-                e.writeInt(v[i]);
+                w.buf[w.pos++] = 2;
+                w.arrayStart(to - from);
+                for (int k = from; k < to; k++) w.writeLong(b.pmc[k]);
+                w.arrayEnd();
             }
         }
-        e.writeArrayEnd();
+        w.arrayEnd();
+        w.optionalLongs(b.newThreadTimeSinceLastNanos, n, SwitchBatch.NO_TIME);
+        w.optionalLongs(b.oldThreadRunNanos, n, SwitchBatch.NO_TIME);
+        List<ThreadInfo> threads = b.threads();
+        w.arrayStart(threads.size());
+        for (ThreadInfo t : threads) {
+            w.string(t.session());
+            w.writeLong(t.threadId());
+            optional(w, t.processId());
+            optional(w, t.processName());
+            optional(w, t.threadName());
+            optional(w, t.basePriority());
+            optional(w, t.startNanos());
+            optional(w, t.endNanos());
+        }
+        w.arrayEnd();
+        return w.toByteArray();
     }
 
-    private static void optionalLongs(BinaryEncoder e, long[] v, int n) throws IOException {
-        start(e, n);
-        for (int i = 0; i < n; i++) {
-            e.startItem();
-            if (v[i] == SwitchBatch.NO_TIME) {
-                e.writeIndex(0);
-            } else {
-                e.writeIndex(1);
-                e.writeLong(v[i]);
-            }
-        }
-        e.writeArrayEnd();
+    private static void optional(AvroBinary.Writer w, Number v) {
+        w.writeLong(v == null ? 0 : 1);
+        if (v != null) w.writeLong(v.longValue());
     }
 
-    /** Enum columns: values 0..unknown-1 are the symbols of the same index, anything else is Unknown. */
-    private static void optionalEnums(BinaryEncoder e, int[] v, int n, int unknown) throws IOException {
-        start(e, n);
-        for (int i = 0; i < n; i++) {
-            e.startItem();
-            if (v[i] == SwitchBatch.NONE) {
-                e.writeIndex(0);
-            } else {
-                e.writeIndex(1);
-                e.writeEnum(v[i] >= 0 && v[i] < unknown ? v[i] : unknown);
-            }
-        }
-        e.writeArrayEnd();
+    private static void optional(AvroBinary.Writer w, String v) {
+        w.writeLong(v == null ? 0 : 1);
+        if (v != null) w.string(v);
     }
 
     /**
@@ -228,7 +117,11 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
      */
     @Override
     public SwitchBatch deserialize(String topic, byte[] data) {
-        if (data == null) return null;
+        return data == null ? null : deserialize(topic, data, null);
+    }
+
+    /** Decodes into {@code into} (emptied first), or a new batch when it is null: for a reader that is done with the last one. */
+    public SwitchBatch deserialize(String topic, byte[] data, SwitchBatch into) {
         if (data.length < HEADER.length) throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
         for (int i = 0; i < HEADER.length; i++) {
             if (data[i] != HEADER[i]) {
@@ -237,111 +130,57 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             }
         }
         try {
-            Scratch x = scratch.get();
-            BinaryDecoder d = x.decoder = DecoderFactory.get().binaryDecoder(data, HEADER.length, data.length - HEADER.length, x.decoder);
-            String session = d.readString();
-            String host = d.readString();
-            int n = d.readInt();
-            if (n < 0 || n > data.length) throw new IOException("a count of " + n + " rows in " + data.length + " bytes");
-            SwitchBatch b = new SwitchBatch(n).reset(session, host);
+            AvroBinary.Reader r = new AvroBinary.Reader(data, HEADER.length, data.length);
+            String session = r.string();
+            String host = r.string();
+            int n = r.readInt();
+            // every row takes at least a byte in each column
+            if (n < 0 || n > data.length) throw new AvroBinary.Malformed("a count of " + n + " rows in " + data.length + " bytes");
+            SwitchBatch b = (into != null ? into : new SwitchBatch(n)).reset(session, host);
             b.resize(n);
-            readInts(d, b.cpu, n);
-            readLongs(d, b.timestamp, n);
-            readLongs(d, b.timeNanos, n);
-            int i = 0;
-            for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) for (long j = 0; j < k; j++) b.source[check(i++, n)] = d.readEnum();
-            expect(i, n);
-            readInts(d, b.oldThreadId, n);
-            readOptionalInts(d, b.oldThreadPriority, n);
-            readOptionalEnums(d, b.oldThreadState, n, STATE_UNKNOWN);
-            readOptionalEnums(d, b.oldThreadWaitReason, n, REASON_UNKNOWN);
-            readOptionalEnums(d, b.oldThreadWaitMode, n, 2);
-            readOptionalInts(d, b.newThreadId, n);
-            readOptionalInts(d, b.newThreadPriority, n);
-            readOptionalLongs(d, b.newThreadWaitTicks, n);
-            i = 0;
-            int p = 0;
-            for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) {
-                for (long j = 0; j < k; j++) {
-                    b.pmcStart[check(i, n)] = p;
-                    if (d.readIndex() == 1) {
-                        for (long c = d.readArrayStart(); c != 0; c = d.arrayNext()) {
-                            b.pmcCapacity((int) (p + c));
-                            for (long y = 0; y < c; y++) b.pmc[p++] = d.readLong();
-                        }
+            r.ints(b.cpu, n);
+            r.longs(b.timestamp, n);
+            r.longs(b.timeNanos, n);
+            r.enums(b.source, n, SOURCES);
+            r.ints(b.oldThreadId, n);
+            r.optionalInts(b.oldThreadPriority, n, SwitchBatch.NONE);
+            r.optionalEnums(b.oldThreadState, n, SwitchBatch.NONE, STATES, true, UNKNOWN_VALUE);
+            r.optionalEnums(b.oldThreadWaitReason, n, SwitchBatch.NONE, REASONS, true, UNKNOWN_VALUE);
+            r.optionalEnums(b.oldThreadWaitMode, n, SwitchBatch.NONE, MODES, false, UNKNOWN_VALUE);
+            r.optionalInts(b.newThreadId, n, SwitchBatch.NONE);
+            r.optionalInts(b.newThreadPriority, n, SwitchBatch.NONE);
+            r.optionalLongs(b.newThreadWaitTicks, n, SwitchBatch.NO_TIME);
+            int[] p = {0};
+            r.items(n, i -> {
+                b.pmcStart[i] = p[0];
+                if (r.index(2) == 1) {
+                    for (long c = r.block(); c != 0; c = r.block()) {
+                        if (c > data.length) throw new AvroBinary.Malformed("a block of " + c + " counters");
+                        b.pmcCapacity((int) (p[0] + c));
+                        for (long y = 0; y < c; y++) b.pmc[p[0]++] = r.readLong();
                     }
-                    i++;
                 }
-            }
-            expect(i, n);
-            b.pmcStart[n] = p;
-            readOptionalLongs(d, b.newThreadTimeSinceLastNanos, n);
-            readOptionalLongs(d, b.oldThreadRunNanos, n);
-            for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) {
+            });
+            b.pmcStart[n] = p[0];
+            r.optionalLongs(b.newThreadTimeSinceLastNanos, n, SwitchBatch.NO_TIME);
+            r.optionalLongs(b.oldThreadRunNanos, n, SwitchBatch.NO_TIME);
+            for (long k = r.block(); k != 0; k = r.block()) {
                 for (long j = 0; j < k; j++) {
-                    String s = d.readString();
-                    int tid = d.readInt();
-                    Integer pid = d.readIndex() == 0 ? null : d.readInt();
-                    String process = d.readIndex() == 0 ? null : d.readString();
-                    String name = d.readIndex() == 0 ? null : d.readString();
-                    Integer base = d.readIndex() == 0 ? null : d.readInt();
-                    Long start = d.readIndex() == 0 ? null : d.readLong();
-                    Long end = d.readIndex() == 0 ? null : d.readLong();
+                    String s = r.string();
+                    int tid = r.readInt();
+                    Integer pid = r.index(2) == 0 ? null : r.readInt();
+                    String process = r.index(2) == 0 ? null : r.string();
+                    String name = r.index(2) == 0 ? null : r.string();
+                    Integer base = r.index(2) == 0 ? null : r.readInt();
+                    Long start = r.index(2) == 0 ? null : r.readLong();
+                    Long end = r.index(2) == 0 ? null : r.readLong();
                     b.addThread(new ThreadInfo(s, tid, pid, process, name, base, start, end));
                 }
             }
             return b;
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             throw new SerializationException("cannot decode a " + topic + " value: " + e.getMessage(), e);
         }
-    }
-
-    private static int check(int i, int n) throws IOException {
-        if (i >= n) throw new IOException("a column holds more than the batch's " + n + " rows");
-        return i;
-    }
-
-    private static void expect(int i, int n) throws IOException {
-        if (i != n) throw new IOException("a column holds " + i + " rows, the batch " + n);
-    }
-
-    private static void readInts(BinaryDecoder d, int[] v, int n) throws IOException {
-        int i = 0;
-        for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) for (long j = 0; j < k; j++) v[check(i++, n)] = d.readInt();
-        expect(i, n);
-    }
-
-    private static void readLongs(BinaryDecoder d, long[] v, int n) throws IOException {
-        int i = 0;
-        for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) for (long j = 0; j < k; j++) v[check(i++, n)] = d.readLong();
-        expect(i, n);
-    }
-
-    private static void readOptionalInts(BinaryDecoder d, int[] v, int n) throws IOException {
-        int i = 0;
-        for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) {
-            for (long j = 0; j < k; j++) v[check(i++, n)] = d.readIndex() == 0 ? SwitchBatch.NONE : d.readInt();
-        }
-        expect(i, n);
-    }
-
-    private static void readOptionalLongs(BinaryDecoder d, long[] v, int n) throws IOException {
-        int i = 0;
-        for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) {
-            for (long j = 0; j < k; j++) v[check(i++, n)] = d.readIndex() == 0 ? SwitchBatch.NO_TIME : d.readLong();
-        }
-        expect(i, n);
-    }
-
-    private static void readOptionalEnums(BinaryDecoder d, int[] v, int n, int unknown) throws IOException {
-        int i = 0;
-        for (long k = d.readArrayStart(); k != 0; k = d.arrayNext()) {
-            for (long j = 0; j < k; j++) {
-                int x = d.readIndex() == 0 ? SwitchBatch.NONE : d.readEnum();
-                v[check(i++, n)] = x == unknown ? UNKNOWN_VALUE : x;
-            }
-        }
-        expect(i, n);
     }
 
     /**
@@ -383,7 +222,8 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             oldPri.add(b.oldThreadPriority[i] == SwitchBatch.NONE ? null : b.oldThreadPriority[i]);
             state.add(symbol(ThreadState.values(), b.oldThreadState[i]));
             reason.add(symbol(WaitReason.values(), b.oldThreadWaitReason[i]));
-            mode.add(symbol(WaitMode.values(), b.oldThreadWaitMode[i]));
+            int m = b.oldThreadWaitMode[i];
+            mode.add(m >= 0 && m < MODES ? WaitMode.values()[m] : null); // no Unknown symbol: a mode outside the table is null
             newTid.add(b.newThreadId[i] == SwitchBatch.NONE ? null : b.newThreadId[i]);
             newPri.add(b.newThreadPriority[i] == SwitchBatch.NONE ? null : b.newThreadPriority[i]);
             ticks.add(b.newThreadWaitTicks[i] == SwitchBatch.NO_TIME ? null : b.newThreadWaitTicks[i]);

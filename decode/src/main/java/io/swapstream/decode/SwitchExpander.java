@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -39,13 +38,6 @@ public final class SwitchExpander {
     private static final int RANK_SWITCH = 1;
     /** Lane.currentTid: a thread came on but its switch was emitted before its id was known. */
     private static final int UNNAMED_THREAD = -2;
-
-    private static final Comparator<Item> TIME_ORDER = (a, b) -> {
-        if (a.ts != b.ts) return Long.compare(a.ts, b.ts);
-        if (a.rank != b.rank) return Integer.compare(a.rank, b.rank);
-        if (a.cpu != b.cpu) return Integer.compare(a.cpu, b.cpu);
-        return Long.compare(a.seq, b.seq);
-    };
 
     private final String session;
     private final String host;
@@ -124,10 +116,15 @@ public final class SwitchExpander {
      * merged by a small heap over their heads: a few comparisons per item however many wait.
      */
     private static final class Merge {
-        @SuppressWarnings("unchecked")
-        private ArrayDeque<Item>[] fifos = new ArrayDeque[0];
+        /** Per source a ring of items (length a power of two), its head position and count. */
+        private Item[][] rings = new Item[0][];
+        private int[] head = new int[0];
+        private int[] count = new int[0];
+        /** Each source's head item's time and sequence, so that comparing sources reads no item. */
+        private long[] headTs = new long[0];
+        private long[] headSeq = new long[0];
+        /** The non-empty sources, a binary heap by their heads. */
         private int[] heap = new int[0];
-        private int[] position = new int[0];
         private int heapSize;
         private int size;
 
@@ -139,91 +136,125 @@ public final class SwitchExpander {
 
         void add(Item it) {
             int s = source(it);
-            if (s >= fifos.length) grow(s + 1);
-            ArrayDeque<Item> q = fifos[s];
-            q.addLast(it);
+            if (s >= rings.length) grow(s + 1);
+            Item[] r = rings[s];
+            int c = count[s];
+            if (c == r.length) r = expand(s);
+            r[(head[s] + c) & (r.length - 1)] = it;
+            count[s] = c + 1;
             size++;
-            if (q.size() == 1) {
+            if (c == 0) {
+                headTs[s] = it.ts;
+                headSeq[s] = it.seq;
                 heap[heapSize] = s;
-                position[s] = heapSize;
                 up(heapSize++);
             }
         }
 
         Item peek() {
-            return heapSize == 0 ? null : fifos[heap[0]].peekFirst();
+            if (heapSize == 0) return null;
+            int s = heap[0];
+            return rings[s][head[s]];
         }
 
         Item poll() {
             int s = heap[0];
-            Item it = fifos[s].pollFirst();
+            Item[] r = rings[s];
+            int h = head[s];
+            Item it = r[h];
+            r[h] = null;
+            h = (h + 1) & (r.length - 1);
+            head[s] = h;
             size--;
-            if (fifos[s].isEmpty()) {
-                position[s] = -1;
-                heapSize--;
-                if (heapSize > 0) {
+            if (--count[s] == 0) {
+                if (--heapSize > 0) {
                     heap[0] = heap[heapSize];
-                    position[heap[0]] = 0;
                     down(0);
                 }
             } else {
+                headTs[s] = r[h].ts;
+                headSeq[s] = r[h].seq;
                 down(0);
             }
             return it;
         }
 
         void clear() {
-            for (ArrayDeque<Item> q : fifos) q.clear();
-            java.util.Arrays.fill(position, -1);
+            for (int s = 0; s < rings.length; s++) {
+                Arrays.fill(rings[s], null);
+                head[s] = 0;
+                count[s] = 0;
+            }
             heapSize = 0;
             size = 0;
         }
 
-        /** Every item, each queue in its order. */
+        /** Every item, each source in its order. */
         void forEach(java.util.function.Consumer<Item> c) {
-            for (ArrayDeque<Item> q : fifos) q.forEach(c);
+            for (int s = 0; s < rings.length; s++) {
+                Item[] r = rings[s];
+                for (int k = 0; k < count[s]; k++) c.accept(r[(head[s] + k) & (r.length - 1)]);
+            }
         }
 
-        @SuppressWarnings("unchecked")
         private void grow(int n) {
-            int old = fifos.length;
-            fifos = java.util.Arrays.copyOf(fifos, n);
-            for (int i = old; i < n; i++) fifos[i] = new ArrayDeque<>();
-            heap = java.util.Arrays.copyOf(heap, n);
-            position = java.util.Arrays.copyOf(position, n);
-            java.util.Arrays.fill(position, old, n, -1);
+            int old = rings.length;
+            rings = Arrays.copyOf(rings, n);
+            for (int i = old; i < n; i++) rings[i] = new Item[64];
+            head = Arrays.copyOf(head, n);
+            count = Arrays.copyOf(count, n);
+            headTs = Arrays.copyOf(headTs, n);
+            headSeq = Arrays.copyOf(headSeq, n);
+            heap = Arrays.copyOf(heap, n);
         }
 
+        private Item[] expand(int s) {
+            Item[] r = rings[s];
+            Item[] bigger = new Item[r.length * 2];
+            for (int k = 0; k < count[s]; k++) bigger[k] = r[(head[s] + k) & (r.length - 1)];
+            head[s] = 0;
+            return rings[s] = bigger;
+        }
+
+        /** The merge order of the heads of sources a and b: time, events before switches, processor, arrival. */
         private boolean less(int a, int b) {
-            return TIME_ORDER.compare(fifos[heap[a]].peekFirst(), fifos[heap[b]].peekFirst()) < 0;
+            long ta = headTs[a];
+            long tb = headTs[b];
+            if (ta != tb) return ta < tb;
+            int ra = a % 3 == 0 ? RANK_EVENT : RANK_SWITCH;
+            int rb = b % 3 == 0 ? RANK_EVENT : RANK_SWITCH;
+            if (ra != rb) return ra < rb;
+            int ca = a / 3;
+            int cb = b / 3;
+            if (ca != cb) return ca < cb;
+            return headSeq[a] < headSeq[b];
         }
 
         private void up(int i) {
+            int[] h = heap;
+            int s = h[i];
             while (i > 0) {
-                int parent = (i - 1) / 2;
-                if (!less(i, parent)) return;
-                swap(i, parent);
+                int parent = (i - 1) >>> 1;
+                if (!less(s, h[parent])) break;
+                h[i] = h[parent];
                 i = parent;
             }
+            h[i] = s;
         }
 
         private void down(int i) {
+            int[] h = heap;
+            int s = h[i];
+            int n = heapSize;
             while (true) {
                 int l = 2 * i + 1;
-                if (l >= heapSize) return;
-                int m = l + 1 < heapSize && less(l + 1, l) ? l + 1 : l;
-                if (!less(m, i)) return;
-                swap(i, m);
+                if (l >= n) break;
+                int m = l + 1 < n && less(h[l + 1], h[l]) ? l + 1 : l;
+                if (!less(h[m], s)) break;
+                h[i] = h[m];
                 i = m;
             }
-        }
-
-        private void swap(int a, int b) {
-            int t = heap[a];
-            heap[a] = heap[b];
-            heap[b] = t;
-            position[heap[a]] = a;
-            position[heap[b]] = b;
+            h[i] = s;
         }
     }
 
@@ -593,10 +624,16 @@ public final class SwitchExpander {
 
     private void drain(boolean all) {
         Item head;
+        // the bounds come from what the trace has shown so far, which draining does not change
+        boolean bounded = false;
+        long bound = Long.MIN_VALUE;
         while ((head = queue.peek()) != null) {
             if (!all && (head.ts >= safeBefore || !head.complete)) {
-                long bound = writtenBefore();
-                safeBefore = Math.max(safeBefore, safeBefore(bound));
+                if (!bounded) {
+                    bound = writtenBefore();
+                    safeBefore = Math.max(safeBefore, safeBefore(bound));
+                    bounded = true;
+                }
                 // an incomplete switch may leave once its processor has written nothing more within
                 // the logger's bound: its next switch, which names the new thread, is later than all before it
                 boolean ready = head.complete ? head.ts < safeBefore : head.ts < bound;

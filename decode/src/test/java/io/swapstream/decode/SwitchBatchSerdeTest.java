@@ -58,6 +58,26 @@ class SwitchBatchSerdeTest {
         assertEquals(SwitchBatchSerde.UNKNOWN_VALUE, back.oldThreadState(0));
         assertEquals(SwitchBatchSerde.UNKNOWN_VALUE, back.oldThreadWaitReason(0));
         assertEquals(9, back.oldThreadPriority(0));
+        // WaitMode has no Unknown symbol: a mode outside the table travels as null
+        b.add(0, 3, 4, SwitchBatch.SOURCE_CSWITCH, 100, 9, 5, 6, 7, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5);
+        back = serde.deserialize("t", serde.serialize("t", b));
+        assertEquals(SwitchBatch.NONE, back.oldThreadWaitMode(1));
+        assertEquals(5, back.oldThreadState(1));
+    }
+
+    /** Avro's blocking encoder writes arrays in blocks with negative counts and byte sizes: the reader takes those too. */
+    @Test
+    void readsArraysWrittenInSizedBlocks() throws Exception {
+        List<SwitchBatch> all = batches("cswitch", 2);
+        SwitchBatch b = all.get(0);
+        var out = new java.io.ByteArrayOutputStream();
+        out.write(new SwitchBatchSerde().serialize("t", b), 0, 10); // the single-object header
+        var e = new org.apache.avro.io.EncoderFactory().configureBlockSize(64).blockingBinaryEncoder(out, null);
+        new org.apache.avro.specific.SpecificDatumWriter<>(ContextSwitchBatch.class).write(SwitchBatchSerde.toAvro(b), e);
+        e.flush();
+        byte[] blocked = out.toByteArray();
+        assertTrue(blocked.length > new SwitchBatchSerde().serialize("t", b).length, "sized blocks are longer");
+        assertEquals(b.rows(), new SwitchBatchSerde().deserialize("t", blocked).rows());
     }
 
     @Test

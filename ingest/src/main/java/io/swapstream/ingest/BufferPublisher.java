@@ -46,6 +46,7 @@ public final class BufferPublisher implements AutoCloseable {
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         c.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
+        c.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 16L << 20);
         c.put(ProducerConfig.CLIENT_ID_CONFIG, "swapstream-ingest");
         c.putAll(overrides);
         this.producer = new KafkaProducer<>(c, new StringSerializer(), new ByteArraySerializer());

@@ -5,8 +5,10 @@ import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.StageCounters;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -39,7 +41,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Feeds each session's switch batches, with the thread records they carry, to the offline
  * {@link SessionStatistics}. Its state goes through the public state-store API and commits with the
  * outputs (exactly once): the accumulators a session's batches changed are written every
- * {@value #FLUSH_BATCHES} batches (encoding a quantile sketch per thread per batch would cost more
+ * {@link SwapstreamConfig#AGGREGATE_FLUSH_BATCHES} batches (encoding a quantile sketch per thread per batch would cost more
  * than the statistics), and the batches since are kept until then, so a restarted instance takes the
  * accumulators and those batches again, emitting nothing, and goes on as before. A window is emitted
  * once, {@code final}, as soon as the session's switches pass its end, and its state is dropped;
@@ -56,12 +58,17 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private KeyValueStore<String, ThreadStats> latest;
     private KeyValueStore<String, byte[]> redo;
     private final org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches;
-    static final int FLUSH_BATCHES = 64;
-    static final long FLUSH_BYTES = 16L << 20;
+    /** Each batch is taken whole before the next is read: one batch's columns serve them all. */
+    private SwitchBatch reused;
+    /** The redo log's bound: whichever comes first (slots, or bytes: a few MiB of switches between two writes of the sketches). */
+    static final long FLUSH_BYTES = AggregateTopology.REDO_MAX_BYTES;
+    private final int flushBatches;
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, Open> open = new HashMap<>();
 
-    AggregateProcessor(long windowNanos, long emitIntervalMs, org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches) {
+    AggregateProcessor(long windowNanos, long emitIntervalMs, org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
+                       int flushBatches) {
+        this.flushBatches = flushBatches;
         this.windowNanos = windowNanos;
         this.emitIntervalMs = emitIntervalMs;
         this.batches = batches;
@@ -106,9 +113,16 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         /** Taking the batches since the last flush again after a restart: nothing is emitted. */
         boolean replaying;
 
+        /** Accumulators and labels the store may hold that are not in memory: after a restart, or once idle threads left memory. */
+        final boolean restored;
+        boolean evicted;
+        boolean windowMayBeStored;
+        final Int2ObjectOpenHashMap<ThreadInfo> labelled = new Int2ObjectOpenHashMap<>();
+
         Open(String session, AggregateSession state) {
             this.session = session;
             this.state = state;
+            this.restored = state.batches > 0;
             this.statistics = new SessionStatistics(windowNanos, this);
             if (state.statistics.length > 0) {
                 try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(state.statistics))) {
@@ -124,14 +138,22 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             Slot s;
             if (start == SessionStatistics.WHOLE) {
                 s = whole.get(tid);
-                if (s == null) whole.put(tid, s = load(wholeKey(session, tid), tid, start));
+                if (s == null) {
+                    String key = wholeKey(session, tid);
+                    whole.put(tid, s = restored || evicted ? load(key, tid, start) : fresh(key, tid, start));
+                }
             } else {
                 if (start != windowStart) {
                     window.clear();
+                    // a window that opens while this session is in memory has nothing in the store yet
+                    windowMayBeStored = restored && windowStart == Long.MIN_VALUE;
                     windowStart = start;
                 }
                 s = window.get(tid);
-                if (s == null) window.put(tid, s = load(windowKey(session, tid), tid, start));
+                if (s == null) {
+                    String key = windowKey(session, tid);
+                    window.put(tid, s = windowMayBeStored ? load(key, tid, start) : fresh(key, tid, start));
+                }
             }
             if (!s.dirty) {
                 s.dirty = true;
@@ -170,9 +192,15 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
 
         @Override
         public void label(io.swapstream.decode.ThreadInfo t) {
-            if (replaying) return; // labelled and counted the first time round
-            labels.put(session + "/" + t.threadId(), AvroRecords.of(t));
+            ThreadInfo info = AvroRecords.of(t);
+            labelled.put(t.threadId(), info);
+            if (replaying) return; // stored and counted the first time round
+            labels.put(session + "/" + t.threadId(), info);
             state.threads++;
+        }
+
+        private Slot fresh(String key, int tid, long start) {
+            return new Slot(key, tid, start, new ThreadStatsAccumulator());
         }
 
         private Slot load(String key, int tid, long start) {
@@ -185,20 +213,26 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             return new Slot(key, tid, start, a);
         }
 
-        /** Writes every accumulator changed since the last time, and starts a new redo span. */
+        /**
+         * Writes every accumulator changed since the last time, and starts a new redo span. A thread
+         * that did not run since the last flush leaves memory (the store has it): exited threads
+         * pile up over a long session, and memory should follow the threads that run.
+         */
         void flush() {
             for (Slot s : dirty) {
                 if (!s.dropped) accumulators.put(s.key, s.encode());
-                s.dirty = false;
             }
+            if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit)) evicted = true;
+            for (Slot s : dirty) s.dirty = false;
             dirty.clear();
+            for (long i = state.flushedBatches; i < state.batches; i++) redo.delete(redoKey(session, i));
             state.flushedBatches = state.batches;
             state.redoBytes = 0;
         }
 
         /** After each record: the session's state (and, now and then, the accumulators). */
         void save() {
-            if (state.batches - state.flushedBatches >= FLUSH_BATCHES || state.redoBytes >= FLUSH_BYTES) flush();
+            if (state.batches - state.flushedBatches >= flushBatches || state.redoBytes >= FLUSH_BYTES) flush();
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
             try (DataOutputStream o = new DataOutputStream(bytes)) {
                 statistics.writeState(o);
@@ -216,8 +250,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** One key per thread for whichever window is open (the start is in the value): closed windows leave no keys behind. */
     static String windowPrefix(String session) { return session + "/w/"; }
     static String windowKey(String session, int tid) { return windowPrefix(session) + tid; }
-    /** One of {@value #FLUSH_BATCHES} slots, reused after each flush: the changelog compacts to them however long the session. */
-    static String redoKey(String session, long batch) { return session + "/" + (batch % FLUSH_BATCHES); }
+    /** One of {@value SwapstreamConfig#REDO_SLOTS} slots, deleted at the next flush and reused: the changelog compacts to them. */
+    static String redoKey(String session, long batch) { return session + "/" + (batch % SwapstreamConfig.REDO_SLOTS); }
 
     @Override
     public void init(ProcessorContext<String, ThreadStats> context) {
@@ -250,7 +284,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             return;
         }
         if (v instanceof byte[] bytes) {
-            SwitchBatch b = batches.deserialize(record.key(), bytes);
+            SwitchBatch b = read(record.key(), bytes);
             StageCounters.AGGREGATE.switchesIn.add(b.count());
             redo.put(redoKey(session, o.state.batches++), bytes);
             o.state.redoBytes += bytes.length;
@@ -269,6 +303,11 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         if (o.state.allArrived()) finish(o);
     }
 
+    private SwitchBatch read(String key, byte[] bytes) {
+        if (batches instanceof SwitchBatchSerde serde) return reused = serde.deserialize(key, bytes, reused);
+        return batches.deserialize(key, bytes);
+    }
+
     /** The session in memory, or restored: its state, then the batches since the last flush, again, without output. */
     private Open open(String session) {
         Open o = open.get(session);
@@ -279,7 +318,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 for (long i = o.state.flushedBatches; i < o.state.batches; i++) {
                     byte[] bytes = redo.get(redoKey(session, i));
                     if (bytes == null) throw new IllegalStateException("batch " + i + " of session " + session + " is missing from the redo store");
-                    o.statistics.accept(batches.deserialize(session, bytes));
+                    o.statistics.accept(read(session, bytes));
                 }
                 o.replaying = false;
                 open.put(session, o);
@@ -317,7 +356,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             accumulators.delete(wholeKey(o.session, e.getKey()));
             labels.delete(o.session + "/" + e.getKey());
         }
-        for (long i = Math.max(0, o.state.batches - FLUSH_BATCHES); i < o.state.batches; i++) redo.delete(redoKey(o.session, i));
+        for (long i = o.state.flushedBatches; i < o.state.batches; i++) redo.delete(redoKey(o.session, i));
         o.state.flushedBatches = o.state.batches;
         o.state.redoBytes = 0;
         o.state.done = true;
@@ -332,7 +371,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         String key = ThreadStatsFields.key(o.session, tid, windowStart);
         long start = windowStart != null ? windowStart : a.firstNanos();
         long end = windowStart != null ? windowStart + windowNanos : a.lastNanos();
-        ThreadInfo info = labels.get(o.session + "/" + tid);
+        ThreadInfo info = o.labelled.get(tid);
+        if (info == null && o.restored) info = labels.get(o.session + "/" + tid);
         String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
         ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);

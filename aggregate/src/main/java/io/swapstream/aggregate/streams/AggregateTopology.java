@@ -32,6 +32,13 @@ public final class AggregateTopology {
     public static final String SESSIONS_STORE = "aggregate-sessions";
     public static final String THREADS_STORE = "aggregate-threads";
     public static final String STATS_STORE = "thread-stats";
+    /**
+     * How often changed whole-session rows go out while a session runs, unless told: a row per
+     * thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
+     */
+    public static final long DEFAULT_EMIT_INTERVAL_MS = 10_000;
+    /** The batches a session keeps in its redo store between two writes of its accumulators, at most (and one more batch). */
+    public static final long REDO_MAX_BYTES = 32L << 20;
     /** A session's batches since its accumulators were last written (at most 64). */
     public static final String REDO_STORE = "aggregate-redo-batches";
 
@@ -53,8 +60,14 @@ public final class AggregateTopology {
      */
     public static void build(StreamsBuilder builder, Map<String, ?> config, long windowNanos, long emitIntervalMs) {
         RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
+        int flushBatches = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_FLUSH_BATCHES,
+                SwapstreamConfig.DEFAULT_FLUSH_BATCHES);
+        if (flushBatches < 1 || flushBatches > SwapstreamConfig.REDO_SLOTS) {
+            throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
+        }
+        // no cache: each accumulator is written once per flush, and thousands of them overflow one
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACCUMULATORS_STORE), Serdes.String(),
-                Serdes.ByteArray()).withCachingEnabled());
+                Serdes.ByteArray()).withCachingDisabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSIONS_STORE), Serdes.String(),
                 Serdes.ByteArray()).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(THREADS_STORE), Serdes.String(),
@@ -70,7 +83,8 @@ public final class AggregateTopology {
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(windowNanos, emitIntervalMs, SwitchBatchSerde.forConfig(config).deserializer()),
+                .process(() -> new AggregateProcessor(windowNanos, emitIntervalMs, SwitchBatchSerde.forConfig(config).deserializer(),
+                                flushBatches),
                         Named.as("aggregate"), ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE, REDO_STORE)
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
                         serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));

@@ -29,7 +29,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
  * Its state, committed with the outputs: the decoder's own state (a checkpoint: lanes, queue, thread
- * table, clock), put every {@value #CHECKPOINT_BUFFERS} buffers or {@value #CHECKPOINT_BYTES} bytes,
+ * table, clock), put every {@link SwapstreamConfig#DECODE_CHECKPOINT_BUFFERS} buffers or {@value #CHECKPOINT_BYTES} bytes,
  * the buffers decoded since (at most that many: a restarted instance restores the checkpoint and
  * decodes them again, emitting nothing, so its output is the same), the session's progress, and
  * buffers that arrived early, until the gap before them fills. A checkpoint per buffer would cost
@@ -48,12 +48,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private KeyValueStore<String, byte[]> progress;
     private KeyValueStore<String, byte[]> early;
     private KeyValueStore<String, byte[]> redo;
-    static final int CHECKPOINT_BUFFERS = 64;
-    static final long CHECKPOINT_BYTES = 8L << 20;
+    static final long CHECKPOINT_BYTES = DecodeTopology.REDO_MAX_BYTES;
+    private final int checkpointBuffers;
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private final Map<String, Live> live = new HashMap<>();
 
-    DecodeProcessor(int batchRows, boolean rows, long idleTimeoutMs) {
+    DecodeProcessor(int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers) {
+        this.checkpointBuffers = checkpointBuffers;
         this.batchRows = batchRows;
         this.rows = rows;
         this.idleTimeoutMs = idleTimeoutMs;
@@ -194,8 +195,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.redoBytes += bytes.length;
         decode(l, index, bytes, headers);
         // here, not once per record: the buffers since the checkpoint must fit the redo slots
-        if (p.next - p.checkpointNext >= CHECKPOINT_BUFFERS || p.redoBytes >= CHECKPOINT_BYTES) {
+        if (p.next - p.checkpointNext >= checkpointBuffers || p.redoBytes >= CHECKPOINT_BYTES) {
             checkpoints.put(l.session, l.decoder.checkpoint());
+            for (long i = p.checkpointNext; i < p.next; i++) redo.delete(redoKey(l.session, i));
             p.checkpointNext = p.next;
             p.redoBytes = 0;
         }
@@ -268,7 +270,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             it.forEachRemaining(kv -> waiting.add(kv.key));
         }
         waiting.forEach(early::delete);
-        for (long i = Math.max(0, p.next - CHECKPOINT_BUFFERS); i < p.next; i++) redo.delete(redoKey(l.session, i));
+        for (long i = p.checkpointNext; i < p.next; i++) redo.delete(redoKey(l.session, i));
         p.checkpointNext = p.next;
         p.redoBytes = 0;
         checkpoints.delete(l.session);
@@ -314,11 +316,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     }
 
     /**
-     * A buffer's key in the redo store: one of {@value #CHECKPOINT_BUFFERS} slots, reused after each
-     * checkpoint, so the changelog compacts to those slots however long the session runs.
+     * A buffer's key in the redo store: one of {@value SwapstreamConfig#REDO_SLOTS} slots, deleted at the
+     * next checkpoint and reused, so the changelog compacts to those slots however long the session runs.
      */
     static String redoKey(String session, long index) {
-        return session + "/" + (index % CHECKPOINT_BUFFERS);
+        return session + "/" + (index % SwapstreamConfig.REDO_SLOTS);
     }
 
     static String earlyKey(String session, long index) {

@@ -35,6 +35,8 @@ public final class DecodeTopology {
     public static final String EARLY_STORE = "decode-early-buffers";
     /** Buffers decoded since the session's last checkpoint (at most 64): decoded again after a restart. */
     public static final String REDO_STORE = "decode-redo-buffers";
+    /** The buffers a session keeps in its redo store between two checkpoints, at most (and one more buffer). */
+    public static final long REDO_MAX_BYTES = 8L << 20;
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
     public static boolean hasEnded(byte[] progress) {
@@ -49,6 +51,11 @@ public final class DecodeTopology {
                 SwapstreamConfig.DEFAULT_SESSION_IDLE_TIMEOUT_MS);
         if (batchRows < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_BATCH_ROWS + " must be at least 1");
         if (idle < 1) throw new IllegalArgumentException(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS + " must be at least 1");
+        int checkpointBuffers = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
+                SwapstreamConfig.DEFAULT_CHECKPOINT_BUFFERS);
+        if (checkpointBuffers < 1 || checkpointBuffers > SwapstreamConfig.REDO_SLOTS) {
+            throw new IllegalArgumentException(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
+        }
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(CHECKPOINT_STORE),
                 Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
@@ -60,7 +67,7 @@ public final class DecodeTopology {
                 Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
-                .process(() -> new DecodeProcessor(batchRows, rows, idle), Named.as("decode"),
+                .process(() -> new DecodeProcessor(batchRows, rows, idle, checkpointBuffers), Named.as("decode"),
                         CHECKPOINT_STORE, PROGRESS_STORE, EARLY_STORE, REDO_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s

@@ -1,0 +1,290 @@
+package io.swapstream.decode;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Avro's binary encoding (zig-zag varints, blocked arrays, unions as an index) straight on a byte
+ * array, for {@link SwitchBatchSerde}. Written by hand because Avro's encoder and decoder go through
+ * a stream and a virtual call per value, which C2 inlines into one very large method per column
+ * loop: compiling the batch serde took seconds of a core, and the loops ran slower than these.
+ */
+final class AvroBinary {
+    private AvroBinary() {}
+
+    /** A growing output, reused from record to record. */
+    static final class Writer {
+        byte[] buf = new byte[64 * 1024];
+        int pos;
+
+        void reset() { pos = 0; }
+
+        void ensure(int n) {
+            if (pos + n > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, pos + n));
+        }
+
+        void bytes(byte[] b) {
+            ensure(b.length);
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
+        }
+
+        /** A zig-zag varint; the caller has made room for 10 bytes. */
+        void longUnchecked(long v) {
+            long n = (v << 1) ^ (v >> 63);
+            byte[] b = buf;
+            int p = pos;
+            while ((n & ~0x7FL) != 0) {
+                b[p++] = (byte) ((n & 0x7F) | 0x80);
+                n >>>= 7;
+            }
+            b[p++] = (byte) n;
+            pos = p;
+        }
+
+        void writeLong(long v) {
+            ensure(10);
+            longUnchecked(v);
+        }
+
+        void string(String s) {
+            byte[] u = s.getBytes(StandardCharsets.UTF_8);
+            writeLong(u.length);
+            bytes(u);
+        }
+
+        /** An array's single block: its count, or nothing for an empty array, whose end marker follows at once. */
+        void arrayStart(int n) {
+            if (n > 0) writeLong(n);
+        }
+
+        void arrayEnd() { writeLong(0); }
+
+        void ints(int[] v, int n) {
+            arrayStart(n);
+            ensure(5 * n);
+            for (int i = 0; i < n; i++) longUnchecked(v[i]);
+            arrayEnd();
+        }
+
+        void longs(long[] v, int n) {
+            arrayStart(n);
+            ensure(10 * n);
+            for (int i = 0; i < n; i++) longUnchecked(v[i]);
+            arrayEnd();
+        }
+
+        /** A union of null (index 0) and int (index 1). */
+        void optionalInts(int[] v, int n, int none) {
+            arrayStart(n);
+            ensure(6 * n);
+            for (int i = 0; i < n; i++) {
+                if (v[i] == none) {
+                    buf[pos++] = 0;
+                } else {
+                    buf[pos++] = 2;
+                    longUnchecked(v[i]);
+                }
+            }
+            arrayEnd();
+        }
+
+        void optionalLongs(long[] v, int n, long none) {
+            arrayStart(n);
+            ensure(11 * n);
+            for (int i = 0; i < n; i++) {
+                if (v[i] == none) {
+                    buf[pos++] = 0;
+                } else {
+                    buf[pos++] = 2;
+                    longUnchecked(v[i]);
+                }
+            }
+            arrayEnd();
+        }
+
+        /**
+         * A union of null and an enum: a value is the symbol of that index; one outside the table is
+         * the last symbol where that is Unknown, else null.
+         */
+        void optionalEnums(int[] v, int n, int none, int symbols, boolean lastIsUnknown) {
+            int known = lastIsUnknown ? symbols - 1 : symbols;
+            arrayStart(n);
+            ensure(6 * n);
+            for (int i = 0; i < n; i++) {
+                int x = v[i];
+                if (x != none && (x < 0 || x >= known)) x = lastIsUnknown ? symbols - 1 : none;
+                if (x == none) {
+                    buf[pos++] = 0;
+                } else {
+                    buf[pos++] = 2;
+                    longUnchecked(x);
+                }
+            }
+            arrayEnd();
+        }
+
+        byte[] toByteArray() { return Arrays.copyOf(buf, pos); }
+    }
+
+    /** Malformed input: the serde turns it into a SerializationException. */
+    static final class Malformed extends RuntimeException {
+        Malformed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** A reader over one record's bytes, with every read checked against its end. */
+    static final class Reader {
+        private final byte[] b;
+        private int pos;
+        private final int end;
+
+        Reader(byte[] b, int from, int end) {
+            this.b = b;
+            this.pos = from;
+            this.end = end;
+        }
+
+        long readLong() {
+            int p0 = pos;
+            if (p0 < end) {
+                int x = b[p0];
+                if (x >= 0) { // one byte: most enum, union and small values
+                    pos = p0 + 1;
+                    return (x >>> 1) ^ -(x & 1);
+                }
+            }
+            long n = 0;
+            int shift = 0;
+            int p = pos;
+            while (true) {
+                if (p >= end) throw new Malformed("the value ends inside a number");
+                int x = b[p++];
+                n |= (long) (x & 0x7F) << shift;
+                if (x >= 0) break;
+                shift += 7;
+                if (shift > 63) throw new Malformed("a number runs past 10 bytes");
+            }
+            pos = p;
+            return (n >>> 1) ^ -(n & 1);
+        }
+
+        int readInt() {
+            long v = readLong();
+            if (v != (int) v) throw new Malformed("an int of " + v);
+            return (int) v;
+        }
+
+        /** A union branch or enum symbol index. */
+        int index(int limit) {
+            long v = readLong();
+            if (v < 0 || v >= limit) throw new Malformed("index " + v + " where fewer than " + limit + " are defined");
+            return (int) v;
+        }
+
+        String string() {
+            long n = readLong();
+            if (n < 0 || n > end - pos) throw new Malformed("a string of " + n + " bytes with " + (end - pos) + " left");
+            String s = new String(b, pos, (int) n, StandardCharsets.UTF_8);
+            pos += (int) n;
+            return s;
+        }
+
+        /** The next block's item count, 0 at the array's end; a negative count comes with the block's byte size, skipped. */
+        long block() {
+            long k = readLong();
+            if (k < 0) {
+                readLong();
+                k = -k;
+            }
+            return k;
+        }
+
+        /**
+         * Reads an array of exactly n items, calling {@code item} for each in order (for columns
+         * read once per batch; the hot ones have loops of their own, which the JIT compiles apart).
+         */
+        void items(int n, Item item) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                int to = blockEnd(i, k, n);
+                while (i < to) item.read(i++);
+            }
+            expect(i, n);
+        }
+
+        private static int blockEnd(int i, long k, int n) {
+            if (k > n - i) throw new Malformed("a column holds more than the batch's " + n + " rows");
+            return i + (int) k;
+        }
+
+        private static void expect(int i, int n) {
+            if (i != n) throw new Malformed("a column holds " + i + " rows, the batch " + n);
+        }
+
+        void ints(int[] v, int n) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = readInt();
+            }
+            expect(i, n);
+        }
+
+        void longs(long[] v, int n) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = readLong();
+            }
+            expect(i, n);
+        }
+
+        void optionalInts(int[] v, int n, int none) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = index(2) == 0 ? none : readInt();
+            }
+            expect(i, n);
+        }
+
+        void optionalLongs(long[] v, int n, long none) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = index(2) == 0 ? none : readLong();
+            }
+            expect(i, n);
+        }
+
+        void enums(int[] v, int n, int symbols) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = index(symbols);
+            }
+            expect(i, n);
+        }
+
+        /** Where the last symbol is Unknown, it reads as {@code unknownValue}. */
+        void optionalEnums(int[] v, int n, int none, int symbols, boolean lastIsUnknown, int unknownValue) {
+            int unknown = lastIsUnknown ? symbols - 1 : -1;
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (int to = blockEnd(i, k, n); i < to; i++) {
+                    if (index(2) == 0) {
+                        v[i] = none;
+                    } else {
+                        int x = index(symbols);
+                        v[i] = x == unknown ? unknownValue : x;
+                    }
+                }
+            }
+            expect(i, n);
+        }
+
+        boolean atEnd() { return pos == end; }
+    }
+
+    @FunctionalInterface
+    interface Item {
+        void read(int i);
+    }
+}
