@@ -66,6 +66,7 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (file != null) Options.traceFiles(List.of(file));
         Options.atLeast("--switches", switches, 1);
+        Options.atLeast("--rounds", rounds, 1);
         long timeoutMs = Options.positiveDuration("--timeout", timeout) / 1_000_000;
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();

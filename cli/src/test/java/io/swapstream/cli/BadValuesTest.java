@@ -61,6 +61,8 @@ class BadValuesTest {
         c.add(new Case("--max-wait-reason must be between 1 and 0x3F, not 0x99", 2, "stats", t, "--max-wait-reason", "0x99"));
         c.add(new Case("--max-wait-reason: 'many' is not a number", 2, "inspect", t, "--max-wait-reason", "many"));
         c.add(new Case("--switches must be at least 1, not -5", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--switches", "-5"));
+        c.add(new Case("--rounds must be at least 1, not 0", 2, "bench", "--rounds", "0"));
+        c.add(new Case("--switches must be at least 1, not 0", 2, "bench", "--switches", "0"));
         c.add(new Case("--cpus must be at least 1, not 0", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--cpus", "0"));
         c.add(new Case("--exit-rate must be between 0.0 and 1.0, not 2.0", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--exit-rate", "2"));
         c.add(new Case("--pmc: PMC counters ride on CSwitch events", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--pmc", "2"));
