@@ -47,6 +47,23 @@ final class Options {
     }
 
     /** A duration that must be more than zero. */
+    /** HOST:PORT, the port 0 to 65535. */
+    static void hostPort(String option, String s) {
+        int colon = s.lastIndexOf(':');
+        String why = null;
+        if (colon <= 0) {
+            why = "expected HOST:PORT";
+        } else {
+            try {
+                int port = Integer.parseInt(s.substring(colon + 1));
+                if (port < 0 || port > 65535) why = "the port must be 0 to 65535";
+            } catch (NumberFormatException e) {
+                why = "the port is not a number";
+            }
+        }
+        if (why != null) throw new UserInputException(option + ": '" + s + "': " + why);
+    }
+
     static long positiveDuration(String option, String s) {
         long n = duration(option, s);
         if (n <= 0) throw new UserInputException(option + " must be more than 0, not " + s);

@@ -32,7 +32,17 @@ abstract class StageCommand implements Callable<Integer> {
             description = "application id prefix; the stage name is appended")
     String applicationId;
 
+    @Option(names = "--http", paramLabel = "HOST:PORT",
+            description = "HTTP address: /health, /metrics (and on the aggregate the query API and the live page);"
+                    + " port 0 takes any free port. Default: 127.0.0.1:8081 (decode), 127.0.0.1:8080 (aggregate)")
+    String http;
+
     abstract String stage();
+
+    abstract String defaultHttp();
+
+    /** Routes beyond /health and /metrics. */
+    void routes(StageHttp server, KafkaStreams streams) { }
 
     /** Checks the stage's own options before anything starts. */
     void validate() { }
@@ -45,10 +55,20 @@ abstract class StageCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
+        String httpAddress = http == null ? defaultHttp() : http;
+        Options.hostPort("--http", httpAddress);
         kafka.validate(true);
         String bootstrap = kafka.connect();
+        StageHttp server;
+        try {
+            server = StageHttp.bind(httpAddress);
+        } catch (java.io.IOException e) {
+            throw new UserInputException("--http " + httpAddress + ": cannot listen there (" + e.getMessage() + ")");
+        }
         Map<String, String> overrides = new java.util.HashMap<>(kafka.clientConfigStrings());
         overrides.putAll(stageSettings());
+        // other instances reach this one's stores through its HTTP address
+        overrides.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG, server.address());
         Properties config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()),
                 kafka.prefix, kafka.replication, overrides);
         Topology topology = topology(config);
@@ -79,13 +99,20 @@ abstract class StageCommand implements Callable<Integer> {
             streams.close(Duration.ofSeconds(30));
             stopped.complete(0);
         }));
-        streams.start();
         StageCounters counters = stage().equals(StageConfig.DECODE) ? StageCounters.DECODE : StageCounters.AGGREGATE;
         int status;
-        try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters))) {
-            status = stopped.get();
+        try (StageMetrics metrics = new StageMetrics(streams, counters); StageHttp open = server) {
+            server.standard(streams, metrics);
+            routes(server, streams);
+            server.start();
+            err.printf("swapstream %s: HTTP on http://%s/ (/health, /metrics)%n", stage(), server.address());
+            err.flush();
+            streams.start();
+            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters))) {
+                status = stopped.get();
+            }
+            streams.close(Duration.ofSeconds(30));
         }
-        streams.close(Duration.ofSeconds(30));
         return status;
     }
 
@@ -118,6 +145,8 @@ abstract class StageCommand implements Callable<Integer> {
 
         String stage() { return StageConfig.DECODE; }
 
+        String defaultHttp() { return "127.0.0.1:8081"; }
+
         @Override
         void validate() {
             Options.positiveDuration("--idle-timeout", idleTimeout);
@@ -142,6 +171,15 @@ abstract class StageCommand implements Callable<Integer> {
         String emit;
 
         String stage() { return StageConfig.AGGREGATE; }
+
+        String defaultHttp() { return "127.0.0.1:8080"; }
+
+        @Override
+        void routes(StageHttp server, KafkaStreams streams) {
+            StatsApi api = new StatsApi(streams, server.address());
+            server.route("/api/", api::answer);
+            server.staticFiles("/swapstream-page");
+        }
 
         @Override
         void validate() {

@@ -62,12 +62,12 @@ class LiveSessionIT {
     }
 
     StageProcess decode(KafkaBroker.Bootstrap k, Path state) throws Exception {
-        return StageProcess.start(dir.resolve("decode.log"), kafka(k, "decode", "--state-dir", state.toString(),
+        return StageProcess.start(dir.resolve("decode.log"), kafka(k, "decode", "--http", "127.0.0.1:0", "--state-dir", state.toString(),
                 "--application-id", "live-" + prefix)).awaitLog("decode: running", Duration.ofSeconds(60));
     }
 
     StageProcess aggregate(KafkaBroker.Bootstrap k, Path state) throws Exception {
-        return StageProcess.start(dir.resolve("aggregate.log"), kafka(k, "aggregate", "--state-dir", state.toString(),
+        return StageProcess.start(dir.resolve("aggregate.log"), kafka(k, "aggregate", "--http", "127.0.0.1:0", "--state-dir", state.toString(),
                 "--application-id", "live-" + prefix, "--window", "60s", "--emit-interval", "1s"))
                 .awaitLog("aggregate: running", Duration.ofSeconds(60));
     }

@@ -52,6 +52,18 @@ final class StageProcess implements AutoCloseable {
         throw new AssertionError("no '" + text + "' within " + timeout + ":\n" + Files.readString(log));
     }
 
+    /** The first match of {@code regex}'s group 1 in this run's output: an address the process printed, say. */
+    String logged(String regex) throws IOException {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(regex).matcher(Files.readString(log).substring(from));
+        if (!m.find()) throw new AssertionError("no " + regex + " in:\n" + Files.readString(log));
+        return m.group(1);
+    }
+
+    /** The stage's HTTP address, as it printed it. */
+    String http() throws IOException {
+        return logged("HTTP on http://([0-9.:a-z]+)/");
+    }
+
     /** SIGKILL: no shutdown hook, no clean close, mid-transaction. */
     void kill9() throws InterruptedException {
         process.destroyForcibly();

@@ -25,6 +25,17 @@ public final class StageCounters {
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
     public final AtomicLong sessionsOpen = new AtomicLong();
+    /** Dead letters by kind of reason (a short fixed word: malformed-buffer, missing-buffers, ...). */
+    public final java.util.concurrent.ConcurrentHashMap<String, LongAdder> deadLettersByKind = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Buffers a session lost (dead letters, buffers that never came, those the ingester could not publish). */
+    public final LongAdder buffersLost = new LongAdder();
+    /** Events the logger itself reported lost, from the sessions' logfile headers and buffers. */
+    public final LongAdder eventsLost = new LongAdder();
+
+    public void deadLetter(String kind) {
+        deadLetters.increment();
+        deadLettersByKind.computeIfAbsent(kind, k -> new LongAdder()).increment();
+    }
 
     private StageCounters(String stage) {
         this.stage = stage;

@@ -24,6 +24,9 @@ public final class SwapstreamConfig {
     /** Aggregate: batches between two writes of a session's accumulators (default {@value #DEFAULT_FLUSH_BATCHES}, at most {@value #REDO_SLOTS}). */
     public static final String AGGREGATE_FLUSH_BATCHES = "swapstream.aggregate.flush.batches";
     public static final int DEFAULT_FLUSH_BATCHES = 256;
+    /** Aggregate: closed windows the stats store keeps per thread for queries (default {@value #DEFAULT_KEEP_WINDOWS}); the topic has them all. */
+    public static final String AGGREGATE_KEEP_WINDOWS = "swapstream.aggregate.keep.windows";
+    public static final int DEFAULT_KEEP_WINDOWS = 10;
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";

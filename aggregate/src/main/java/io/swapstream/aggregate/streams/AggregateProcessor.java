@@ -63,12 +63,15 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** The redo log's bound: whichever comes first (slots, or bytes: a few MiB of switches between two writes of the sketches). */
     static final long FLUSH_BYTES = AggregateTopology.REDO_MAX_BYTES;
     private final int flushBatches;
+    private final int keepWindows;
+    private KeyValueStore<String, TraceSession> sessionRecords;
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, Open> open = new HashMap<>();
 
     AggregateProcessor(long windowNanos, long emitIntervalMs, org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
-                       int flushBatches) {
+                       int flushBatches, int keepWindows) {
         this.flushBatches = flushBatches;
+        this.keepWindows = keepWindows;
         this.windowNanos = windowNanos;
         this.emitIntervalMs = emitIntervalMs;
         this.batches = batches;
@@ -188,6 +191,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 accumulators.delete(windowKey(session, e.getKey()));
             }
             if (!replaying) StageCounters.AGGREGATE.windowsClosed.increment();
+            List<String> old = new ArrayList<>();
+            try (KeyValueIterator<String, ThreadStats> it = latest.prefixScan(
+                    AggregateTopology.windowRowPrefix(session, start - keepWindows * windowNanos), new org.apache.kafka.common.serialization.StringSerializer())) {
+                it.forEachRemaining(kv -> old.add(kv.key));
+            }
+            old.forEach(latest::delete);
         }
 
         @Override
@@ -261,6 +270,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.labels = context.getStateStore(AggregateTopology.THREADS_STORE);
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
         this.redo = context.getStateStore(AggregateTopology.REDO_STORE);
+        this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         open.clear();
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
     }
@@ -291,7 +301,11 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             o.state.host = b.host();
             o.statistics.accept(b);
             o.state.switches += b.count();
-        } else if (v instanceof TraceSession t && t.getEndReason() != null) {
+        } else if (v instanceof TraceSession t && t.getEndReason() == null) {
+            sessionRecords.put(session, t);
+            return;
+        } else if (v instanceof TraceSession t) {
+            sessionRecords.put(session, t);
             o.state.expectedSwitches = t.getSwitchCount() == null ? 0 : t.getSwitchCount();
             o.state.expectedThreads = t.getThreadRecords();
             o.state.endReason = t.getEndReason();
@@ -376,8 +390,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
         ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
-        // the store answers "now": whole-session rows and each thread's latest window; the topic has the history
-        latest.put(windowStart == null ? key : AggregateTopology.latestWindowKey(o.session, tid), stats);
+        // the store answers queries: whole-session rows and the session's last few windows; the topic has them all
+        latest.put(windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid), stats);
         StageCounters.AGGREGATE.statsOut.increment();
         context.forward(new Record<>(key, stats, o.timestamp));
     }

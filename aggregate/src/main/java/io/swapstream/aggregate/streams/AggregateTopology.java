@@ -42,6 +42,14 @@ public final class AggregateTopology {
     /** A session's batches since its accumulators were last written (at most 64). */
     public static final String REDO_STORE = "aggregate-redo-batches";
 
+    /** What the aggregate has counted of a session: for queries. */
+    public record SessionProgress(String host, long switches, long threads, boolean done, String endReason, long lateBatches) {}
+
+    public static SessionProgress progress(byte[] sessionState) {
+        AggregateSession s = AggregateSession.decode(sessionState);
+        return new SessionProgress(s.host, s.switches, s.threads, s.done, s.endReason, s.lateBatches);
+    }
+
     /** The switches counted for a session once all its statistics have been emitted final, else null. */
     public static Long finishedSwitches(byte[] sessionState) {
         if (sessionState == null) return null;
@@ -49,10 +57,20 @@ public final class AggregateTopology {
         return s.done ? s.switches : null;
     }
 
-    /** The stats store's key of a thread's latest closed window (the store keeps no older ones; the topic does). */
-    public static String latestWindowKey(String session, int tid) {
-        return session + "/" + tid + "/window";
+    /**
+     * The stats store's key of a window row: by session, then window (zero-padded, so keys sort in
+     * time), then thread; a whole-session row's key is the topic's, {@code session/tid}.
+     */
+    public static String windowRowKey(String session, long windowStart, int tid) {
+        return windowRowPrefix(session, windowStart) + tid;
     }
+
+    public static String windowRowPrefix(String session, long windowStart) {
+        return String.format("%s/w/%020d/", session, windowStart);
+    }
+
+    /** The decode stage's latest {@code TraceSession} record of each session: for queries. */
+    public static final String SESSION_RECORDS_STORE = "aggregate-session-records";
 
     /**
      * @param windowNanos    tumbling window (0: whole-session statistics only)
@@ -65,6 +83,11 @@ public final class AggregateTopology {
         if (flushBatches < 1 || flushBatches > SwapstreamConfig.REDO_SLOTS) {
             throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
         }
+        int keepWindows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_KEEP_WINDOWS,
+                SwapstreamConfig.DEFAULT_KEEP_WINDOWS);
+        if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
+                serdes.serde(TraceSession.class, config)).withCachingEnabled());
         // no cache: each accumulator is written once per flush, and thousands of them overflow one
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACCUMULATORS_STORE), Serdes.String(),
                 Serdes.ByteArray()).withCachingDisabled());
@@ -84,8 +107,8 @@ public final class AggregateTopology {
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
                 .process(() -> new AggregateProcessor(windowNanos, emitIntervalMs, SwitchBatchSerde.forConfig(config).deserializer(),
-                                flushBatches),
-                        Named.as("aggregate"), ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE, REDO_STORE)
+                                flushBatches, keepWindows),
+                        Named.as("aggregate"), ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE, REDO_STORE, SESSION_RECORDS_STORE)
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
                         serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
     }

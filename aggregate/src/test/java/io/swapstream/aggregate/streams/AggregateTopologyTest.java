@@ -14,6 +14,7 @@ import io.swapstream.decode.ThreadInfo;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
@@ -61,7 +62,7 @@ class AggregateTopologyTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, Map.of(), window, 60_000);
+        AggregateTopology.build(b, Map.of(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "2"), window, 60_000);
         try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
@@ -97,15 +98,22 @@ class AggregateTopologyTest {
             List<ThreadStats> windows = offline.windowed();
             Map<String, ThreadStats> latest = new HashMap<>();
             driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().forEachRemaining(kv -> latest.put((String) kv.key, (ThreadStats) kv.value));
-            Map<Integer, ThreadStats> lastWindow = new HashMap<>();
+            long lastStart = windows.stream().mapToLong(ThreadStats::getWindowStartNanos).max().orElseThrow();
+            int kept = 0;
             for (ThreadStats t : windows) {
+                String key = AggregateTopology.windowRowKey(session, t.getWindowStartNanos(), t.getThreadId());
                 assertEquals(t, windowRows.get(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos()));
-                lastWindow.put(t.getThreadId(), t);
+                // the store keeps the whole-session rows and the last windows (here 2), not the history
+                if (t.getWindowStartNanos() > lastStart - 2 * window) {
+                    assertEquals(t, latest.get(key));
+                    kept++;
+                } else {
+                    assertEquals(null, latest.get(key), key);
+                }
             }
             assertEquals(windows.size(), windowRows.size());
-            // the store keeps the whole-session rows and each thread's latest window, not the history
-            lastWindow.values().forEach(t -> assertEquals(t, latest.get(session + "/" + t.getThreadId() + "/window")));
-            assertEquals(offlineWhole.wholeSession().size() + lastWindow.size(), latest.size());
+            assertTrue(kept < windows.size(), "older windows left the store");
+            assertEquals(offlineWhole.wholeSession().size() + kept, latest.size());
             assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
             assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");

@@ -117,13 +117,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         String session = record.key();
         Headers headers = record.headers();
         if (session == null || session.isEmpty()) {
-            deadLetter(session, headers, record.value(), "raw buffer without a session key", record.timestamp());
+            deadLetter(session, headers, record.value(), "no-session-key", "raw buffer without a session key", record.timestamp());
             return;
         }
         Live known = live.get(session);
         DecodeProgress p = known != null ? known.progress : DecodeProgress.decode(progress.get(session));
         if (p.ended()) {
-            deadLetter(session, headers, record.value(), "session " + session + " has ended (" + p.endReason
+            deadLetter(session, headers, record.value(), "after-session-end", "session " + session + " has ended (" + p.endReason
                     + "): a buffer that came after its end", record.timestamp());
             return;
         }
@@ -215,7 +215,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         } catch (EtlFormatException e) {
             p.deadLetters++;
             lost(p, e.getMessage());
-            deadLetter(l.session, headers, bytes, e.getMessage(), l.timestamp);
+            deadLetter(l.session, headers, bytes, "malformed-buffer", e.getMessage(), l.timestamp);
             return;
         }
         l.decoder.onBuffer(l.buffer, offset, source);
@@ -241,7 +241,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (announced > p.next) {
             String why = "buffer " + p.next + " never arrived, so buffers " + p.next + " to " + (announced - 1)
                     + " of session " + l.session + " were not decoded";
-            deadLetter(l.session, headers, new byte[0], why, l.timestamp);
+            deadLetter(l.session, headers, new byte[0], "missing-buffers", why, l.timestamp);
             lost(p, why);
             lost += announced - p.next;
         }
@@ -254,7 +254,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             lost(p, "no buffer for " + idleTimeoutMs / 1000 + " s: the session was ended as incomplete");
         }
         l.decoder.finish();
+        StageCounters.DECODE.buffersLost.add(lost);
         if (l.decoder.session() != null) {
+            StageCounters.DECODE.eventsLost.add(Math.max(0, l.decoder.session().eventsLost()));
             var c = l.decoder.counters();
             // a session that lost anything, or was cut short, is never presented as complete
             forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(lost == 0 && reason.equals("end-marker"))
@@ -262,7 +264,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                     .setDeadLetters(lost).setLossReasons(new ArrayList<>(p.lossReasons))
                     .setInconsistencies(c.oldThreadNotLastSwitchedIn).build(), l.timestamp);
         } else {
-            deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0],
+            deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
         List<String> waiting = new ArrayList<>();
@@ -306,8 +308,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         context.forward(new Record<>(key, value, ts));
     }
 
-    private void deadLetter(String key, Headers in, byte[] bytes, String reason, long ts) {
-        StageCounters.DECODE.deadLetters.increment();
+    private void deadLetter(String key, Headers in, byte[] bytes, String kind, String reason, long ts) {
+        StageCounters.DECODE.deadLetter(kind);
         RecordHeaders h = new RecordHeaders();
         for (Header x : in) h.add(x);
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));

@@ -1,0 +1,158 @@
+package io.swapstream.cli;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * A stage's HTTP side, on the JDK's own server (no framework: a few read-only routes):
+ * {@code /health}, {@code /metrics}, and on the aggregate the query API and the live page.
+ */
+final class StageHttp implements AutoCloseable {
+    /** A route's answer. */
+    record Response(int status, String contentType, byte[] body) {
+        static Response json(int status, String json) {
+            return new Response(status, "application/json", json.getBytes(StandardCharsets.UTF_8));
+        }
+
+        static Response text(int status, String text) {
+            return new Response(status, "text/plain; charset=utf-8", (text + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A bad request: its message is the one line the client gets with a 400 (or 404). */
+    static final class HttpProblem extends RuntimeException {
+        final int status;
+
+        HttpProblem(int status, String message) {
+            super(message, null, false, false);
+            this.status = status;
+        }
+    }
+
+    @FunctionalInterface
+    interface Route {
+        Response answer(String path, Map<String, String> query) throws Exception;
+    }
+
+    private final HttpServer server;
+
+    private StageHttp(HttpServer server) {
+        this.server = server;
+    }
+
+    /** Binds now (port 0: any free port), so that the address is known before Kafka Streams starts. */
+    static StageHttp bind(String hostPort) throws IOException {
+        int colon = hostPort.lastIndexOf(':');
+        String host = hostPort.substring(0, colon);
+        int port = Integer.parseInt(hostPort.substring(colon + 1));
+        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
+        server.setExecutor(Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "swapstream-http");
+            t.setDaemon(true);
+            return t;
+        }));
+        return new StageHttp(server);
+    }
+
+    /** host:port as other instances reach this one. */
+    String address() {
+        InetSocketAddress a = server.getAddress();
+        return a.getHostString() + ":" + a.getPort();
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** {@code /health}: 200 while Kafka Streams is RUNNING, else 503; {@code /metrics}: Prometheus text. */
+    StageHttp standard(KafkaStreams streams, StageMetrics metrics) {
+        route("/health", (path, q) -> {
+            KafkaStreams.State s = streams.state();
+            return Response.json(s == KafkaStreams.State.RUNNING ? 200 : 503, "{\"state\":\"" + s + "\"}");
+        });
+        route("/metrics", (path, q) -> new Response(200, "text/plain; version=0.0.4; charset=utf-8",
+                metrics.scrape().getBytes(StandardCharsets.UTF_8)));
+        return this;
+    }
+
+    StageHttp route(String prefix, Route route) {
+        server.createContext(prefix, exchange -> handle(exchange, route));
+        return this;
+    }
+
+    /** Files under {@code resourceDir} on the class path, {@code /} being index.html. */
+    StageHttp staticFiles(String resourceDir) {
+        return route("/", (path, q) -> {
+            String name = path.equals("/") ? "index.html" : path.substring(1);
+            if (name.contains("..") || name.contains("/")) throw new HttpProblem(404, "no such page: " + path);
+            try (InputStream in = StageHttp.class.getResourceAsStream(resourceDir + "/" + name)) {
+                if (in == null) throw new HttpProblem(404, "no such page: " + path);
+                String type = name.endsWith(".html") ? "text/html; charset=utf-8" : name.endsWith(".js")
+                        ? "text/javascript; charset=utf-8" : name.endsWith(".css") ? "text/css; charset=utf-8" : "application/octet-stream";
+                return new Response(200, type, in.readAllBytes());
+            }
+        });
+    }
+
+    void start() {
+        server.start();
+    }
+
+    private static void handle(HttpExchange exchange, Route route) throws IOException {
+        Response r;
+        try {
+            if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+                r = Response.text(405, "only GET");
+            } else {
+                URI uri = exchange.getRequestURI();
+                r = route.answer(uri.getPath(), query(uri.getRawQuery()));
+            }
+        } catch (HttpProblem e) {
+            r = Response.json(e.status, "{\"error\":" + quote(e.getMessage()) + "}");
+        } catch (Exception e) {
+            r = Response.json(500, "{\"error\":" + quote(Swapstream.userMessage(e)) + "}");
+        }
+        exchange.getResponseHeaders().set("Content-Type", r.contentType());
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(r.status(), head ? -1 : r.body().length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            if (!head) out.write(r.body());
+        }
+    }
+
+    static Map<String, String> query(String raw) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (raw == null || raw.isEmpty()) return m;
+        for (String part : raw.split("&")) {
+            int eq = part.indexOf('=');
+            String k = URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
+            String v = eq < 0 ? "" : URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+            m.put(k, v);
+        }
+        return m;
+    }
+
+    static String quote(String s) {
+        StringBuilder b = new StringBuilder();
+        io.swapstream.schemas.serde.AvroJson.string(b, s == null ? "" : s);
+        return b.toString();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+}

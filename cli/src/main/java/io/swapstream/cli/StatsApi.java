@@ -1,0 +1,277 @@
+package io.swapstream.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.serde.AvroJson;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The aggregate's query API over its stores. A session's rows live with its partition, on one
+ * instance: a request for a session goes to the instance Kafka Streams names as its owner; a
+ * request over all sessions asks every instance for its own ({@code local=1}) and merges.
+ */
+final class StatsApi {
+    static final ObjectMapper JSON = new ObjectMapper();
+    private final KafkaStreams streams;
+    private final String self;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    StatsApi(KafkaStreams streams, String self) {
+        this.streams = streams;
+        this.self = self;
+    }
+
+    StageHttp.Response answer(String path, Map<String, String> q) throws Exception {
+        boolean local = q.containsKey("local");
+        if (path.equals("/api/sessions")) {
+            return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q, null)));
+        }
+        if (path.equals("/api/threads")) {
+            String session = q.get("session");
+            String by = q.getOrDefault("by", "waitP99Nanos");
+            if (!ThreadStatsFields.SORTABLE.contains(by)) {
+                throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + ThreadStatsFields.SORTABLE);
+            }
+            int top = integer(q, "top", 20);
+            String window = q.getOrDefault("window", "none");
+            if (!List.of("none", "latest", "all").contains(window)) {
+                throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of none, latest, all");
+            }
+            ArrayNode rows;
+            if (local) {
+                rows = localThreads(session, window);
+            } else if (session != null) {
+                requireSession(session);
+                rows = owner(session, path, q);
+            } else {
+                rows = everywhere(path, q, null);
+            }
+            return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(rows, by, top)));
+        }
+        if (path.startsWith("/api/threads/")) {
+            String[] parts = path.substring("/api/threads/".length()).split("/");
+            if (parts.length != 2) throw new StageHttp.HttpProblem(400, "expected /api/threads/SESSION/TID");
+            String session = java.net.URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+            int tid;
+            try {
+                tid = Integer.parseInt(parts[1]);
+            } catch (NumberFormatException e) {
+                throw new StageHttp.HttpProblem(400, "TID: '" + parts[1] + "' is not a thread id");
+            }
+            if (!local) {
+                requireSession(session);
+                ArrayNode a = owner(session, path, q);
+                if (a.size() == 0) throw new StageHttp.HttpProblem(404, "thread " + tid + " has no statistics in session " + session);
+                return StageHttp.Response.json(200, JSON.writeValueAsString(a.get(0)));
+            }
+            ObjectNode one = localThread(session, tid);
+            ArrayNode a = JSON.createArrayNode();
+            if (one != null) a.add(one);
+            return StageHttp.Response.json(200, JSON.writeValueAsString(a));
+        }
+        throw new StageHttp.HttpProblem(404, "no such resource: " + path);
+    }
+
+    private static int integer(Map<String, String> q, String name, int dflt) {
+        String v = q.get(name);
+        if (v == null) return dflt;
+        try {
+            int n = Integer.parseInt(v);
+            if (n < 1) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            throw new StageHttp.HttpProblem(400, name + ": '" + v + "' is not a whole number of at least 1");
+        }
+    }
+
+    private void requireSession(String session) throws Exception {
+        for (JsonNode s : everywhere("/api/sessions", Map.of(), null)) {
+            if (s.path("session").asText().equals(session)) return;
+        }
+        throw new StageHttp.HttpProblem(404, "no session " + session);
+    }
+
+    private static ArrayNode ranked(ArrayNode rows, String by, int top) {
+        List<JsonNode> l = new ArrayList<>();
+        rows.forEach(l::add);
+        l.sort(Comparator.comparingDouble((JsonNode n) -> n.path(by).asDouble(Double.NEGATIVE_INFINITY)).reversed()
+                .thenComparing(n -> n.path("session").asText()).thenComparingInt(n -> n.path("threadId").asInt())
+                .thenComparingLong(n -> n.path("windowStartNanos").asLong()));
+        ArrayNode out = JSON.createArrayNode();
+        l.stream().limit(top).forEach(out::add);
+        return out;
+    }
+
+    /** The answer of the instance that holds {@code session}: this one, or the owner over HTTP. */
+    private ArrayNode owner(String session, String path, Map<String, String> q) throws Exception {
+        KeyQueryMetadata m = streams.queryMetadataForKey(AggregateTopology.STATS_STORE, session, new SessionPartitioner<>());
+        if (m == null || m.activeHost() == null || m.activeHost().port() < 0) {
+            throw new StageHttp.HttpProblem(503, "no instance holds session " + session + " right now (rebalancing): ask again");
+        }
+        String host = m.activeHost().host() + ":" + m.activeHost().port();
+        Map<String, String> lq = new HashMap<>(q);
+        lq.put("local", "1");
+        if (host.equals(self)) {
+            ArrayNode a = JSON.createArrayNode();
+            StageHttp.Response r = answer(path, lq);
+            JsonNode n = JSON.readTree(r.body());
+            if (n.isArray()) a.addAll((ArrayNode) n);
+            else a.add(n);
+            return a;
+        }
+        return remote(host, path, lq);
+    }
+
+    /** Every instance's own rows, merged. */
+    private ArrayNode everywhere(String path, Map<String, String> q, Void unused) throws Exception {
+        Map<String, String> lq = new HashMap<>(q);
+        lq.put("local", "1");
+        ArrayNode all = JSON.createArrayNode();
+        boolean selfAsked = false;
+        for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
+            String host = m.hostInfo().host() + ":" + m.hostInfo().port();
+            if (host.equals(self)) {
+                selfAsked = true;
+                all.addAll((ArrayNode) JSON.readTree(answer(path, lq).body()));
+            } else {
+                all.addAll(remote(host, path, lq));
+            }
+        }
+        if (!selfAsked) all.addAll((ArrayNode) JSON.readTree(answer(path, lq).body()));
+        return all;
+    }
+
+    private ArrayNode remote(String host, String path, Map<String, String> q) throws IOException, InterruptedException {
+        StringBuilder uri = new StringBuilder("http://").append(host);
+        // the path came decoded: a session id holds spaces
+        for (String segment : path.substring(1).split("/", -1)) {
+            uri.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
+        }
+        uri.append('?');
+        q.forEach((k, v) -> uri.append(URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=')
+                .append(URLEncoder.encode(v, StandardCharsets.UTF_8)).append('&'));
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(uri.toString())).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new StageHttp.HttpProblem(503, "instance " + host + " answered " + r.statusCode() + ": " + r.body().strip());
+        }
+        return (ArrayNode) JSON.readTree(r.body());
+    }
+
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw new StageHttp.HttpProblem(503, "the statistics are not queryable right now (" + streams.state() + "): ask again");
+        }
+    }
+
+    private ArrayNode localSessions() throws IOException {
+        ReadOnlyKeyValueStore<String, TraceSession> records = store(AggregateTopology.SESSION_RECORDS_STORE);
+        ReadOnlyKeyValueStore<String, byte[]> progress = store(AggregateTopology.SESSIONS_STORE);
+        ArrayNode out = JSON.createArrayNode();
+        try (KeyValueIterator<String, TraceSession> it = records.all()) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                TraceSession t = kv.value;
+                ObjectNode n = out.addObject();
+                n.put("session", kv.key);
+                n.put("host", str(t.getHost()));
+                n.put("logger", str(t.getLoggerName()));
+                n.put("startTimeNanos", t.getStartTimeNanos());
+                n.put("endTimeNanos", t.getEndTimeNanos());
+                // complete is known once the session has ended
+                if (t.getEndReason() == null) n.putNull("complete");
+                else n.put("complete", t.getComplete());
+                n.put("endReason", str(t.getEndReason()));
+                n.put("switchCount", t.getSwitchCount());
+                n.put("deadLetters", t.getDeadLetters());
+                n.put("eventsLost", t.getEventsLost());
+                ArrayNode reasons = n.putArray("lossReasons");
+                if (t.getLossReasons() != null) t.getLossReasons().forEach(r -> reasons.add(r.toString()));
+                byte[] p = progress.get(kv.key);
+                if (p != null) {
+                    AggregateTopology.SessionProgress s = AggregateTopology.progress(p);
+                    n.put("switchesCounted", s.switches());
+                    n.put("threads", s.threads());
+                    n.put("final", s.done());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String str(CharSequence c) {
+        return c == null ? null : c.toString();
+    }
+
+    /** Whole-session rows (window none), each thread's latest window, or all kept windows. */
+    private ArrayNode localThreads(String session, String window) throws IOException {
+        ReadOnlyKeyValueStore<String, ThreadStats> stats = store(AggregateTopology.STATS_STORE);
+        ArrayNode out = JSON.createArrayNode();
+        Map<String, ThreadStats> latest = new HashMap<>();
+        try (KeyValueIterator<String, ThreadStats> it = session == null ? stats.all()
+                : stats.prefixScan(session + "/", new StringSerializer())) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                boolean windowed = kv.key.contains("/w/");
+                if (window.equals("none") && !windowed) out.add(JSON.readTree(AvroJson.toJson(kv.value)));
+                else if (window.equals("all") && windowed) out.add(JSON.readTree(AvroJson.toJson(kv.value)));
+                else if (window.equals("latest") && windowed) {
+                    String k = kv.value.getSession() + "/" + kv.value.getThreadId();
+                    ThreadStats before = latest.get(k);
+                    if (before == null || before.getWindowStartNanos() < kv.value.getWindowStartNanos()) latest.put(k, kv.value);
+                }
+            }
+        }
+        for (ThreadStats t : latest.values()) out.add(JSON.readTree(AvroJson.toJson(t)));
+        return out;
+    }
+
+    /** One thread's whole-session row with its kept windows, oldest first; null when it has none. */
+    private ObjectNode localThread(String session, int tid) throws IOException {
+        ReadOnlyKeyValueStore<String, ThreadStats> stats = store(AggregateTopology.STATS_STORE);
+        ThreadStats whole = stats.get(ThreadStatsFields.key(session, tid, null));
+        ArrayNode windows = JSON.createArrayNode();
+        String suffix = "/" + tid;
+        try (KeyValueIterator<String, ThreadStats> it = stats.prefixScan(session + "/w/", new StringSerializer())) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                if (kv.key.endsWith(suffix)) windows.add(JSON.readTree(AvroJson.toJson(kv.value)));
+            }
+        }
+        if (whole == null && windows.isEmpty()) return null;
+        ObjectNode n = JSON.createObjectNode();
+        n.set("whole", whole == null ? null : JSON.readTree(AvroJson.toJson(whole)));
+        n.set("windows", windows);
+        return n;
+    }
+}

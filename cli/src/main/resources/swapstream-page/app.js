@@ -1,0 +1,90 @@
+// The live page: whole-session rows of every session from /api/threads, ranked on the server;
+// one thread's kept windows from /api/threads/SESSION/TID as a small chart. Refreshes itself.
+"use strict";
+const REFRESH_MS = 2000;
+let selected = null;
+let refreshes = 0;
+
+const ms = ns => ns == null ? "" : (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1);
+const text = s => s == null ? "" : String(s);
+
+async function json(url) {
+  const r = await fetch(url, { cache: "no-store" });
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.status);
+  return body;
+}
+
+function cell(tr, value, cls) {
+  const td = document.createElement("td");
+  if (cls) td.className = cls;
+  td.textContent = value;
+  tr.appendChild(td);
+}
+
+function showThreads(rows) {
+  const tbody = document.querySelector("#threads tbody");
+  tbody.replaceChildren();
+  for (const t of rows) {
+    const tr = document.createElement("tr");
+    const key = t.session + "/" + t.threadId;
+    tr.className = "row" + (key === selected ? " selected" : "");
+    tr.dataset.key = key;
+    tr.dataset.session = t.session;
+    tr.dataset.tid = t.threadId;
+    cell(tr, t.host, "text");
+    cell(tr, text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : ""), "text");
+    cell(tr, t.threadId);
+    cell(tr, t.switchInCount);
+    cell(tr, t.waitCount);
+    cell(tr, ms(t.waitP50Nanos));
+    cell(tr, ms(t.waitP99Nanos));
+    cell(tr, ms(t.waitMaxNanos));
+    cell(tr, ms(t.waitSumNanos));
+    cell(tr, t.priorityMean == null ? "" : t.priorityMean.toFixed(1));
+    cell(tr, t.final ? "final" : "running", "text");
+    tr.addEventListener("click", () => { selected = key; refresh(); });
+    tbody.appendChild(tr);
+  }
+}
+
+function showChart(thread) {
+  const chart = document.getElementById("chart");
+  if (!thread) { chart.replaceChildren(); return; }
+  const w = thread.windows || [];
+  const W = 640, H = 160, pad = 30;
+  const max = Math.max(1, ...w.map(x => x.waitP99Nanos || 0));
+  const bar = w.length ? (W - 2 * pad) / w.length : 0;
+  let svg = `<svg id="windows" width="${W}" height="${H + 40}" xmlns="http://www.w3.org/2000/svg">`;
+  svg += `<text x="${pad}" y="14">thread ${thread.whole ? thread.whole.threadId : ""}: wait p99 per window (max ${ms(max)} ms)</text>`;
+  w.forEach((x, i) => {
+    const h = Math.round((x.waitP99Nanos || 0) / max * H);
+    svg += `<rect class="window" x="${pad + i * bar + 1}" y="${20 + H - h}" width="${Math.max(1, bar - 2)}" height="${h}" fill="#4a7bd0">`
+        + `<title>${new Date(x.windowStartNanos / 1e6).toISOString()}: p99 ${ms(x.waitP99Nanos)} ms, ${x.waitCount} waits</title></rect>`;
+  });
+  svg += `</svg>`;
+  chart.innerHTML = svg;
+}
+
+async function refresh() {
+  try {
+    const by = document.getElementById("by").value;
+    const [sessions, rows] = await Promise.all([json("/api/sessions"), json("/api/threads?top=25&by=" + by)]);
+    const hosts = new Set(sessions.map(s => s.host));
+    document.getElementById("sessions").textContent = `${sessions.length} session(s) on ${hosts.size} host(s)`;
+    showThreads(rows);
+    if (selected) {
+      const [session, tid] = [selected.slice(0, selected.lastIndexOf("/")), selected.slice(selected.lastIndexOf("/") + 1)];
+      showChart(await json("/api/threads/" + encodeURIComponent(session) + "/" + tid));
+    }
+    document.getElementById("error").textContent = "";
+    document.getElementById("updated").textContent = new Date().toLocaleTimeString();
+    document.getElementById("refreshes").textContent = String(++refreshes);
+  } catch (e) {
+    document.getElementById("error").textContent = "(" + e.message + ")";
+  }
+}
+
+document.getElementById("by").addEventListener("change", refresh);
+refresh();
+setInterval(refresh, REFRESH_MS);

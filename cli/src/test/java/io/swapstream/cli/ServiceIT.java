@@ -1,0 +1,273 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.serde.AvroJson;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The stages as an operator runs them: decode and two aggregate instances as separate processes
+ * sharing the work, three hosts' sessions published at once. Both instances answer the query API
+ * for every session (asking the owner over HTTP), equal to the offline statistics; the live page
+ * shows what the API returns and updates by itself; with one instance killed -9, the other takes
+ * its partitions over and its answers stay complete.
+ */
+@ExtendWith(KafkaBroker.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ServiceIT {
+    static final ObjectMapper JSON = new ObjectMapper();
+    final HttpClient http = HttpClient.newHttpClient();
+    final String prefix = "svc" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    Path dir;
+    KafkaBroker.Bootstrap kafka;
+    StageProcess decode;
+    StageProcess a;
+    StageProcess b;
+    /** Whole-session rows of the offline statistics, by session, as the API writes them. */
+    final Map<String, Map<Integer, JsonNode>> offline = new HashMap<>();
+    long offlineSwitches;
+
+    @BeforeAll
+    void start(KafkaBroker.Bootstrap kafka) throws Exception {
+        this.kafka = kafka;
+        dir = Files.createTempDirectory("service-it");
+        decode = StageProcess.start(dir.resolve("decode.log"), args("decode", "decode"))
+                .awaitLog("decode: running", Duration.ofSeconds(60));
+        a = aggregate("a");
+        b = aggregate("b");
+        List<Thread> publishers = new ArrayList<>();
+        for (String host : List.of("web01", "web02", "db01")) {
+            Path f = trace(host, 20_000);
+            publishers.add(publish(f, host));
+        }
+        for (Thread t : publishers) t.join();
+        awaitFinal(a, 3);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        for (StageProcess p : new StageProcess[] {decode, a, b}) if (p != null) p.close();
+    }
+
+    String[] args(String stage, String instance) throws Exception {
+        Path client = Files.writeString(dir.resolve("client.properties"), String.join("\n",
+                "session.timeout.ms=6000", "heartbeat.interval.ms=1500", "transaction.timeout.ms=10000", "commit.interval.ms=300", ""));
+        return new String[] {stage, "-b", kafka.servers(), "--topic-prefix", prefix, "--partitions", "4", "--client-config",
+                client.toString(), "--http", "127.0.0.1:0", "--state-dir", dir.resolve("state-" + instance).toString(),
+                "--application-id", "svc-" + prefix};
+    }
+
+    StageProcess aggregate(String instance) throws Exception {
+        List<String> a = new ArrayList<>(List.of(args("aggregate", instance)));
+        a.addAll(List.of("--window", "1s", "--emit-interval", "500ms"));
+        return StageProcess.start(dir.resolve("aggregate-" + instance + ".log"), a.toArray(String[]::new))
+                .awaitLog("aggregate: running", Duration.ofSeconds(60));
+    }
+
+    Path trace(String host, long switches) throws Exception {
+        Path f = dir.resolve(host + ".etl");
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(switches).withShape(4, 4, 3).withSeed(host.hashCode());
+        TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
+        SessionStatistics s = new SessionStatistics(0);
+        long[] n = {0};
+        SessionDecoder d = SessionDecoder.decodeBatches(f, host, null, batch -> {
+            n[0] += batch.count();
+            s.accept(batch);
+        }, null);
+        offlineSwitches += n[0];
+        Map<Integer, JsonNode> rows = new HashMap<>();
+        for (ThreadStats t : s.wholeSession()) rows.put(t.getThreadId(), JSON.readTree(AvroJson.toJson(t)));
+        offline.put(d.session().session(), rows);
+        return f;
+    }
+
+    Thread publish(Path f, String host) {
+        Thread t = new Thread(() -> {
+            try (BufferPublisher p = new BufferPublisher(kafka.servers(), prefix, Map.of())) {
+                p.publish(f, host, null, null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        t.start();
+        return t;
+    }
+
+    record Answer(int status, JsonNode body) {}
+
+    Answer get(StageProcess p, String path) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + p.http() + path))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        return new Answer(r.statusCode(), r.body().isEmpty() || !r.body().startsWith("{") && !r.body().startsWith("[")
+                ? null : JSON.readTree(r.body()));
+    }
+
+    void awaitFinal(StageProcess p, int sessions) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Answer r = get(p, "/api/sessions");
+            if (r.status() == 200) {
+                int done = 0;
+                for (JsonNode s : r.body()) if (s.path("final").asBoolean()) done++;
+                if (done >= sessions) return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("sessions not final within 120 s: " + get(p, "/api/sessions").body());
+    }
+
+    static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    /** Every session's whole-session rows from {@code p} equal the offline statistics, row for row. */
+    void assertAnswersComplete(StageProcess p) throws Exception {
+        for (var e : offline.entrySet()) {
+            Answer r = get(p, "/api/threads?session=" + enc(e.getKey()) + "&top=100000");
+            assertEquals(200, r.status(), String.valueOf(r.body()));
+            Map<Integer, JsonNode> rows = new HashMap<>();
+            for (JsonNode n : r.body()) rows.put(n.path("threadId").asInt(), n);
+            assertEquals(e.getValue(), rows, "session " + e.getKey() + " from " + p.http());
+        }
+    }
+
+    @Test
+    @Order(1)
+    void eitherInstanceAnswersForEverySessionAsTheOfflineStatistics() throws Exception {
+        assertAnswersComplete(a);
+        assertAnswersComplete(b);
+        Answer sessions = get(b, "/api/sessions");
+        assertEquals(3, sessions.body().size());
+        for (JsonNode s : sessions.body()) {
+            assertTrue(s.path("complete").asBoolean(), s.toString());
+            assertEquals(s.path("switchCount").asLong(), s.path("switchesCounted").asLong(), s.toString());
+        }
+        assertEquals(get(a, "/api/threads?top=7&by=waitSumNanos").body(), get(b, "/api/threads?top=7&by=waitSumNanos").body());
+        String anySession = offline.keySet().iterator().next();
+        int tid = offline.get(anySession).keySet().iterator().next();
+        Answer thread = get(b, "/api/threads/" + enc(anySession) + "/" + tid);
+        assertEquals(offline.get(anySession).get(tid), thread.body().path("whole"));
+        assertTrue(thread.body().path("windows").size() > 0, "kept windows");
+        for (JsonNode w : thread.body().path("windows")) assertEquals(tid, w.path("threadId").asInt());
+        // bad requests: one line, and the right status
+        assertEquals(400, get(a, "/api/threads?by=nonsense").status());
+        assertEquals(400, get(a, "/api/threads?top=0").status());
+        assertEquals(400, get(a, "/api/threads/" + enc(anySession) + "/x").status());
+        assertEquals(404, get(a, "/api/threads?session=nobody").status());
+        assertEquals(404, get(a, "/api/threads/" + enc(anySession) + "/999999").status());
+        assertEquals(404, get(a, "/api/nothing").status());
+        assertEquals(200, get(a, "/health").status());
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://" + a.http() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(metrics.body().contains("swapstream_switches_in_total{stage=\"aggregate\"}"), "own metrics");
+        assertTrue(metrics.body().contains("kafka_stream_"), "Kafka Streams' metrics");
+        HttpResponse<String> decoded = http.send(HttpRequest.newBuilder(URI.create("http://" + decode.http() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(decoded.body().contains("swapstream_switches_out_total{stage=\"decode\"} " + offlineSwitches + ".0"),
+                "the decode stage sent every switch");
+    }
+
+    @Test
+    @Order(2)
+    void theLivePageShowsTheApiRowsAndUpdatesItself() throws Exception {
+        Path chrome = Path.of("/usr/bin/chromium");
+        Path driverBinary = Path.of("/usr/bin/chromedriver");
+        Assumptions.assumeTrue(Files.isExecutable(chrome) && Files.isExecutable(driverBinary),
+                "no browser: install Debian's chromium and chromium-driver (.ci/run does) to run the live-page test");
+        ChromeOptions o = new ChromeOptions().setBinary(chrome.toFile()).addArguments("--headless=new", "--no-sandbox",
+                "--disable-dev-shm-usage", "--disable-gpu");
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driverBinary.toFile()).build();
+        WebDriver page = new ChromeDriver(service, o);
+        try {
+            page.get("http://" + a.http() + "/");
+            JsonNode top = get(a, "/api/threads?top=25&by=waitP99Nanos").body();
+            awaitPage(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).size() == top.size());
+            List<WebElement> rows = page.findElements(By.cssSelector("#threads tbody tr"));
+            for (int i = 0; i < top.size(); i++) {
+                assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(),
+                        rows.get(i).getAttribute("data-key"), "row " + i);
+            }
+            assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
+            // a click shows that thread's windows
+            rows.get(0).click();
+            awaitPage(page, p -> !p.findElements(By.cssSelector("#windows rect.window")).isEmpty());
+            // a fourth host's session arrives: the page shows it without a reload
+            publish(trace("app01", 5_000), "app01").join();
+            awaitPage(page, p -> p.findElement(By.id("sessions")).getText().equals("4 session(s) on 4 host(s)"));
+            awaitFinal(a, 4);
+        } finally {
+            page.quit();
+        }
+    }
+
+    static void awaitPage(WebDriver page, java.util.function.Predicate<WebDriver> ready) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (ready.test(page)) return;
+            } catch (org.openqa.selenium.StaleElementReferenceException e) {
+                // the page redrew its table while we read it: look again
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the page did not get there within 60 s:\n" + page.getPageSource());
+    }
+
+    @Test
+    @Order(3)
+    void whenOneInstanceIsKilledTheOtherAnswersForAll() throws Exception {
+        b.kill9();
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        AssertionError last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                assertAnswersComplete(a);
+                awaitFinal(a, offline.size());
+                return;
+            } catch (AssertionError e) {
+                last = e; // the group is still rebalancing, or a store restoring
+                Thread.sleep(500);
+            }
+        }
+        throw last;
+    }
+}
