@@ -229,16 +229,16 @@ class LiveSessionIT {
     }
 
     /**
-     * The decode and aggregate stages killed with SIGKILL mid-session, decode with its state
-     * directory deleted, aggregate with it kept: the same final rows, each window final once.
+     * The decode and aggregate stages each killed with SIGKILL twice mid-session, once with the state
+     * directory kept and once deleted: the same final rows, each window final once.
      */
     @Test
     void decodeAndAggregateKilledMidSessionGiveTheSameRows(KafkaBroker.Bootstrap k) throws Exception {
         Path whole = trace(600_000);
         Map<String, ThreadStats> expected = offline(whole, "crash");
         Path watched = Files.createDirectories(dir.resolve("traces"));
-        StageProcess decode = decode(k, dir.resolve("decode-state"));
-        StageProcess aggregate = aggregate(k, dir.resolve("aggregate-state"));
+        StageProcess[] decode = {decode(k, dir.resolve("decode-state"))};
+        StageProcess[] aggregate = {aggregate(k, dir.resolve("aggregate-state"))};
         try (Rows rows = new Rows(k); StageProcess ingest = ingest(k, watched)) {
             Thread writer = new Thread(() -> {
                 try {
@@ -248,19 +248,26 @@ class LiveSessionIT {
                 }
             });
             writer.start();
-            awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) / 3);
-            decode.kill9();
-            Directories.deleteTree(dir.resolve("decode-state"));
-            decode = decode(k, dir.resolve("decode-state"));
-            awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) * 2 / 3);
-            aggregate.kill9();
-            aggregate = aggregate(k, dir.resolve("aggregate-state"));
+            // at a fifth, two fifths, ... of the file: which stage, and whether its state directory goes too
+            record Kill(String stage, boolean deleteState) {}
+            List<Kill> kills = List.of(new Kill("decode", true), new Kill("aggregate", false), new Kill("decode", false),
+                    new Kill("aggregate", true));
+            for (int i = 0; i < kills.size(); i++) {
+                awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) * (i + 1) / 5);
+                Kill kill = kills.get(i);
+                boolean isDecode = kill.stage().equals("decode");
+                Path state = dir.resolve(kill.stage() + "-state");
+                (isDecode ? decode : aggregate)[0].kill9();
+                if (kill.deleteState()) Directories.deleteTree(state);
+                if (isDecode) decode[0] = decode(k, state);
+                else aggregate[0] = aggregate(k, state);
+            }
             writer.join();
             rows.await(expected, Duration.ofSeconds(150));
             assertSameFinals(expected, rows);
         } finally {
-            decode.close();
-            aggregate.close();
+            decode[0].close();
+            aggregate[0].close();
         }
     }
 
