@@ -1,0 +1,66 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.swapstream.ingest.generate.TraceReplay;
+import io.swapstream.schemas.avro.ThreadStats;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The broker itself killed with SIGKILL mid-session and started again on the same data directory
+ * ({@code swapstream broker}, a separate process, as are ingest, decode and aggregate): the stages
+ * ride it out, and the final rows equal the offline statistics, each once.
+ */
+class BrokerCrashIT {
+    @TempDir Path dir;
+
+    @Test
+    void theBrokerKilledAndRestartedMidSessionLosesAndDoublesNothing() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path data = dir.resolve("kafka");
+        Path brokerLog = dir.resolve("broker.log");
+        StageProcess broker = StageProcess.start(brokerLog, "broker", "--data-dir", data.toString(), "--port", String.valueOf(port))
+                .awaitLog("broker: running", Duration.ofSeconds(60));
+        String bootstrap = "127.0.0.1:" + port;
+        KafkaBroker.Bootstrap k = new KafkaBroker.Bootstrap(bootstrap, "swapstream broker process");
+        LiveSessionIT live = new LiveSessionIT();
+        live.dir = dir;
+        Path whole = live.trace(400_000);
+        Map<String, ThreadStats> expected = LiveSessionIT.offline(whole, "crash");
+        Path watched = Files.createDirectories(dir.resolve("traces"));
+        StageProcess decode = live.decode(k, dir.resolve("decode-state"));
+        StageProcess aggregate = live.aggregate(k, dir.resolve("aggregate-state"));
+        try (LiveSessionIT.Rows rows = live.new Rows(k); StageProcess ingest = live.ingest(k, watched)) {
+            Thread writer = new Thread(() -> {
+                try {
+                    TraceReplay.replay(whole, watched.resolve("crash.etl"), 120, null);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            writer.start();
+            LiveSessionIT.awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) / 2);
+            broker.kill9();
+            Thread.sleep(3000); // the stages see it gone: requests time out, connections are refused
+            broker = StageProcess.start(brokerLog, "broker", "--data-dir", data.toString(), "--port", String.valueOf(port))
+                    .awaitLog("broker: running", Duration.ofSeconds(60));
+            writer.join();
+            rows.await(expected, Duration.ofSeconds(180));
+            LiveSessionIT.assertSameFinals(expected, rows);
+            assertEquals(2, Files.readString(brokerLog).split("broker: running", -1).length - 1, "the broker ran twice");
+        } finally {
+            decode.close();
+            aggregate.close();
+            broker.close();
+        }
+    }
+}
