@@ -177,10 +177,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                 try {
                     l.buffer.load(source, 0, bytes, 0, bytes.length);
                     SessionDecoder.check(l.buffer);
+                    l.decoder.onBuffer(l.buffer, 0, source);
                 } catch (EtlFormatException e) {
                     continue; // a dead letter the first time round
                 }
-                l.decoder.onBuffer(l.buffer, 0, source);
             }
             l.replaying = false;
             live.put(session, l);
@@ -212,13 +212,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         try {
             l.buffer.load(source, offset, bytes, 0, bytes.length);
             SessionDecoder.check(l.buffer); // a malformed buffer changes nothing
+            // refuses only a session's first buffer (no logfile header, a clock it cannot read): before any change
+            l.decoder.onBuffer(l.buffer, offset, source);
         } catch (EtlFormatException e) {
             p.deadLetters++;
             lost(p, e.getMessage());
             deadLetter(l.session, headers, bytes, "malformed-buffer", e.getMessage(), l.timestamp);
             return;
         }
-        l.decoder.onBuffer(l.buffer, offset, source);
         if (!p.sessionEmitted && l.decoder.session() != null) {
             p.sessionEmitted = true;
             forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(p.next).build(), l.timestamp);
