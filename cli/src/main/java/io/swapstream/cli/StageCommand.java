@@ -37,6 +37,14 @@ abstract class StageCommand implements Callable<Integer> {
                     + " port 0 takes any free port. Default: 127.0.0.1:8081 (decode), 127.0.0.1:8080 (aggregate)")
     String http;
 
+    @Option(names = "--http-advertised", paramLabel = "HOST:PORT",
+            description = "HTTP address other instances use to reach this one's stores; default: the --http"
+                    + " address, with this machine's name when it binds every interface")
+    String httpAdvertised;
+
+    /** This instance's HTTP address in Kafka Streams metadata. */
+    String advertised;
+
     abstract String stage();
 
     abstract String defaultHttp();
@@ -57,6 +65,7 @@ abstract class StageCommand implements Callable<Integer> {
         validate();
         String httpAddress = http == null ? defaultHttp() : http;
         Options.hostPort("--http", httpAddress);
+        if (httpAdvertised != null) Options.hostPort("--http-advertised", httpAdvertised);
         kafka.validate(true);
         String bootstrap = kafka.connect();
         StageHttp server;
@@ -68,7 +77,8 @@ abstract class StageCommand implements Callable<Integer> {
         Map<String, String> overrides = new java.util.HashMap<>(kafka.clientConfigStrings());
         overrides.putAll(stageSettings());
         // other instances reach this one's stores through its HTTP address
-        overrides.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG, server.address());
+        advertised = httpAdvertised != null ? httpAdvertised : server.address();
+        overrides.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG, advertised);
         Properties config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()),
                 kafka.prefix, kafka.replication, overrides);
         Topology topology = topology(config);
@@ -176,7 +186,7 @@ abstract class StageCommand implements Callable<Integer> {
 
         @Override
         void routes(StageHttp server, KafkaStreams streams) {
-            StatsApi api = new StatsApi(streams, server.address());
+            StatsApi api = new StatsApi(streams, advertised);
             server.route("/api/", api::answer);
             server.staticFiles("/swapstream-page");
         }

@@ -65,10 +65,21 @@ final class StageHttp implements AutoCloseable {
         return new StageHttp(server);
     }
 
-    /** host:port as other instances reach this one. */
+    /**
+     * host:port as other instances reach this one: the bound address, or this machine's name when
+     * bound to every interface (0.0.0.0 would send a peer to itself).
+     */
     String address() {
         InetSocketAddress a = server.getAddress();
-        return a.getHostString() + ":" + a.getPort();
+        String host = a.getHostString();
+        if (a.getAddress() != null && a.getAddress().isAnyLocalAddress()) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                host = "localhost";
+            }
+        }
+        return host + ":" + a.getPort();
     }
 
     int port() {

@@ -64,6 +64,7 @@ class BadValuesTest {
         c.add(new Case("--rounds must be at least 1, not 0", 2, "bench", "--rounds", "0"));
         c.add(new Case("--http: 'localhost': expected HOST:PORT", 2, "aggregate", "-b", "127.0.0.1:1", "--http", "localhost"));
         c.add(new Case("--http: '127.0.0.1:99999': the port must be 0 to 65535", 2, "decode", "-b", "127.0.0.1:1", "--http", "127.0.0.1:99999"));
+        c.add(new Case("--http-advertised: 'agg1': expected HOST:PORT", 2, "aggregate", "-b", "127.0.0.1:1", "--http-advertised", "agg1"));
         c.add(new Case("--switches must be at least 1, not 0", 2, "bench", "--switches", "0"));
         c.add(new Case("--cpus must be at least 1, not 0", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--cpus", "0"));
         c.add(new Case("--exit-rate must be between 0.0 and 1.0, not 2.0", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--exit-rate", "2"));

@@ -80,12 +80,23 @@ public final class TopicSetup {
         create(admin, topics, partitions, replication);
     }
 
+    /**
+     * A replicated topic takes a write once two replicas have it: one broker may fail without loss
+     * or a stop (replication 3, min.insync.replicas 2).
+     */
+    static Map<String, String> withInSync(Map<String, String> config, short replication) {
+        if (replication < 3) return config;
+        Map<String, String> c = new LinkedHashMap<>(config);
+        c.put("min.insync.replicas", "2");
+        return c;
+    }
+
     private static void create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)
             throws InterruptedException, ExecutionException {
         Set<String> existing = admin.listTopics().names().get();
         List<NewTopic> create = new ArrayList<>();
         topics.forEach((name, config) -> {
-            if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(config));
+            if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(withInSync(config, replication)));
         });
         try {
             admin.createTopics(create).all().get();
