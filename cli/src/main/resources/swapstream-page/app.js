@@ -41,6 +41,12 @@ function showThreads(rows) {
     cell(tr, ms(t.waitP99Nanos));
     cell(tr, ms(t.waitMaxNanos));
     cell(tr, ms(t.waitSumNanos));
+    cell(tr, ms(t.readyP50Nanos));
+    cell(tr, ms(t.readyP99Nanos));
+    cell(tr, ms(t.readySumNanos));
+    // a map has no order on the wire (and JavaScript orders numeric keys): most readied first, then by thread id
+    const readiers = Object.entries(t.topReadiers || {}).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    cell(tr, readiers.map(([tid, n]) => tid + " (" + n + ")").join(" "), "text");
     cell(tr, t.priorityMean == null ? "" : t.priorityMean.toFixed(1));
     cell(tr, t.final ? "final" : "running", "text");
     tr.addEventListener("click", () => { selected = key; refresh(); });
@@ -53,14 +59,19 @@ function showChart(thread) {
   if (!thread) { chart.replaceChildren(); return; }
   const w = thread.windows || [];
   const W = 640, H = 160, pad = 30;
-  const max = Math.max(1, ...w.map(x => x.waitP99Nanos || 0));
+  const max = Math.max(1, ...w.map(x => Math.max(x.waitP99Nanos || 0, x.readyP99Nanos || 0)));
   const bar = w.length ? (W - 2 * pad) / w.length : 0;
   let svg = `<svg id="windows" width="${W}" height="${H + 40}" xmlns="http://www.w3.org/2000/svg">`;
-  svg += `<text x="${pad}" y="14">thread ${thread.whole ? thread.whole.threadId : ""}: wait p99 per window (max ${ms(max)} ms)</text>`;
+  svg += `<text x="${pad}" y="14">thread ${thread.whole ? thread.whole.threadId : ""}: wait p99 (blue) and ready p99 (orange) per window (max ${ms(max)} ms)</text>`;
+  const half = Math.max(1, bar / 2 - 1);
   w.forEach((x, i) => {
     const h = Math.round((x.waitP99Nanos || 0) / max * H);
-    svg += `<rect class="window" x="${pad + i * bar + 1}" y="${20 + H - h}" width="${Math.max(1, bar - 2)}" height="${h}" fill="#4a7bd0">`
-        + `<title>${new Date(x.windowStartNanos / 1e6).toISOString()}: p99 ${ms(x.waitP99Nanos)} ms, ${x.waitCount} waits</title></rect>`;
+    const r = Math.round((x.readyP99Nanos || 0) / max * H);
+    const at = new Date(x.windowStartNanos / 1e6).toISOString();
+    svg += `<rect class="window" x="${pad + i * bar + 1}" y="${20 + H - h}" width="${half}" height="${h}" fill="#4a7bd0">`
+        + `<title>${at}: wait p99 ${ms(x.waitP99Nanos)} ms, ${x.waitCount} waits</title></rect>`;
+    svg += `<rect class="ready" x="${pad + i * bar + 1 + half}" y="${20 + H - r}" width="${half}" height="${r}" fill="#e08a2c">`
+        + `<title>${at}: ready p99 ${ms(x.readyP99Nanos)} ms, ${x.readyCount} ready</title></rect>`;
   });
   svg += `</svg>`;
   chart.innerHTML = svg;

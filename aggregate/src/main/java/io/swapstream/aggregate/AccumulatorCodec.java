@@ -7,23 +7,44 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 
-/** ThreadStatsAccumulator to bytes and back, for state stores (the sketch in DDSketch's own encoding). */
+/**
+ * ThreadStatsAccumulator to bytes and back, for state stores (the sketches in DDSketch's own
+ * encoding). Ready time is a section at the end, so accumulators stored before it existed still read.
+ */
 public final class AccumulatorCodec {
     private AccumulatorCodec() {}
 
-    public static byte[] encode(ThreadStatsAccumulator a) {
+    private static byte[] sketch(DDSketch s) {
+        if (s == null) return new byte[0];
         // DDSketch's own encoding: serialize() writes the protobuf form, which decode() does not read
         GrowingByteArrayOutput encoded = GrowingByteArrayOutput.withDefaultInitialCapacity();
         try {
-            a.waits.encode(encoded, false);
+            s.encode(encoded, false);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ByteBuffer sketch = ByteBuffer.wrap(encoded.trimmedCopy());
+        return encoded.trimmedCopy();
+    }
+
+    private static DDSketch sketch(ByteBuffer b, int n) {
+        byte[] bytes = new byte[n];
+        b.get(bytes);
+        try {
+            return DDSketch.decode(ByteArrayInput.wrap(bytes), ThreadStatsAccumulator::newStore);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static byte[] encode(ThreadStatsAccumulator a) {
+        ByteBuffer sketch = ByteBuffer.wrap(sketch(a.waits));
+        byte[] readies = sketch(a.readies);
+        int readiers = a.readiers == null ? 0 : a.readiers.size();
         int reasons = 0;
         for (long r : a.waitReasons) if (r != 0) reasons++;
         int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
-        ByteBuffer b = ByteBuffer.allocate(8 * 40 + 12 * reasons + 8 * 32 + 8 * pmc + 4 + sketch.remaining() + 16);
+        ByteBuffer b = ByteBuffer.allocate(8 * 40 + 12 * reasons + 8 * 32 + 8 * pmc + 4 + sketch.remaining() + 16
+                + 8 * 3 + 4 + readies.length + 4 + 12 * readiers);
         b.putLong(a.firstNanos).putLong(a.lastNanos).putLong(a.switchIn).putLong(a.switchOut).putLong(a.voluntary)
                 .putLong(a.involuntary).putLong(a.waitReasonBitMap).putLong(a.waitCount).putLong(a.waitSum)
                 .putLong(a.waitMin).putLong(a.waitMax).putLong(a.ticksCount).putLong(a.ticksSum).putLong(a.ticksMax)
@@ -35,6 +56,14 @@ public final class AccumulatorCodec {
         b.putInt(pmc);
         for (int i = 0; i < pmc; i++) b.putLong(a.pmcDeltas[i]);
         b.putInt(sketch.remaining()).put(sketch);
+        b.putLong(a.readyCount).putLong(a.readySum).putLong(a.readyMax);
+        b.putInt(readies.length).put(readies);
+        b.putInt(readiers);
+        if (a.readiers != null) {
+            for (it.unimi.dsi.fastutil.ints.Int2LongMap.Entry e : a.readiers.int2LongEntrySet()) {
+                b.putInt(e.getIntKey()).putLong(e.getLongValue());
+            }
+        }
         byte[] out = new byte[b.position()];
         b.flip().get(out);
         return out;
@@ -72,13 +101,17 @@ public final class AccumulatorCodec {
             a.pmcDeltas = new long[pmc];
             for (int i = 0; i < pmc; i++) a.pmcDeltas[i] = b.getLong();
         }
+        a.waits = sketch(b, b.getInt());
+        if (!b.hasRemaining()) return a; // stored before ready time existed
+        a.readyCount = b.getLong();
+        a.readySum = b.getLong();
+        a.readyMax = b.getLong();
         int n = b.getInt();
-        try {
-            byte[] sketch = new byte[n];
-            b.get(sketch);
-            a.waits = DDSketch.decode(ByteArrayInput.wrap(sketch), ThreadStatsAccumulator::newStore);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        if (n > 0) a.readies = sketch(b, n);
+        int readiers = b.getInt();
+        if (readiers > 0) {
+            a.readiers = new it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap(readiers);
+            for (int i = 0; i < readiers; i++) a.readiers.put(b.getInt(), b.getLong());
         }
         return a;
     }

@@ -38,6 +38,7 @@ public final class SessionStatistics {
     public static final long WHOLE = Long.MIN_VALUE;
     private static final long NONE = ThreadStatsAccumulator.NONE;
     private static final int NO_INT = SwitchBatch.NONE;
+    private static final long NO_TIME = SwitchBatch.NO_TIME;
 
     private final long windowNanos;
     private final Accumulators accumulators;
@@ -120,7 +121,7 @@ public final class SessionStatistics {
             }
             accept(b.cpu(i), b.timeNanos(i), b.oldThreadId(i), b.oldThreadPriority(i), b.oldThreadState(i),
                     b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
-                    b.oldThreadRunNanos(i), pmc);
+                    b.oldThreadRunNanos(i), b.newThreadReadyNanos(i), b.readyingThreadId(i), pmc);
         }
     }
 
@@ -135,7 +136,7 @@ public final class SessionStatistics {
 
     /** One switch; the PMC counters, {@code pmc} of them, are in {@link #deltas}. */
     private void accept(int cpu, long t, int old, int oldPriority, int oldState, int oldReason, int nw, long waitTicks,
-                        long sinceLast, long run, int pmc) {
+                        long sinceLast, long run, long ready, int readier, int pmc) {
         long window = WHOLE;
         if (windowNanos > 0) {
             window = Math.floorDiv(t, windowNanos) * windowNanos;
@@ -148,8 +149,14 @@ public final class SessionStatistics {
             }
         }
         if (nw != NO_INT && nw != 0) {
-            accumulators.of(nw, WHOLE).switchIn(t, sinceLast, waitTicks);
-            if (window != WHOLE) accumulators.of(nw, window).switchIn(t, sinceLast, waitTicks);
+            ThreadStatsAccumulator a = accumulators.of(nw, WHOLE);
+            a.switchIn(t, sinceLast, waitTicks);
+            if (ready != NO_TIME) a.ready(ready, readier);
+            if (window != WHOLE) {
+                ThreadStatsAccumulator w = accumulators.of(nw, window);
+                w.switchIn(t, sinceLast, waitTicks);
+                if (ready != NO_TIME) w.ready(ready, readier);
+            }
         }
         boolean sliceDeltas = pmcDeltas(cpu, pmc, run);
         if (old != 0) {

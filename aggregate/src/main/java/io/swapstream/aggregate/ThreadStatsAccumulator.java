@@ -5,6 +5,8 @@ import com.datadoghq.sketch.ddsketch.mapping.LogarithmicMapping;
 import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
 import io.swapstream.decode.KernelEnums;
 import io.swapstream.schemas.avro.ThreadStats;
+import it.unimi.dsi.fastutil.ints.Int2LongMap;
+import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -43,6 +45,15 @@ public final class ThreadStatsAccumulator {
     int priorityMax = Integer.MIN_VALUE;
     final long[] priorityHistogram = new long[32];
     long[] pmcDeltas;
+    long readyCount;
+    long readySum;
+    long readyMax = Long.MIN_VALUE;
+    /** Made at the first ready time: many threads of a trace without ReadyThread events and runnable switch-outs have none. */
+    DDSketch readies;
+    /** Readying thread id to switch-ins it readied; null until one is known. */
+    Int2LongOpenHashMap readiers;
+    /** How many of {@link #toStats}'s topReadiers. */
+    public static final int TOP_READIERS = 5;
 
     static DDSketch newSketch() {
         return new DDSketch(new LogarithmicMapping(RELATIVE_ACCURACY), ThreadStatsAccumulator::newStore);
@@ -114,6 +125,22 @@ public final class ThreadStatsAccumulator {
         }
     }
 
+    /**
+     * The switch-in just taken had a ready time (DESIGN.md "Ready time"); {@code readier} is the
+     * readying thread or Integer.MIN_VALUE when none is known.
+     */
+    public void ready(long readyNanos, int readier) {
+        readyCount++;
+        readySum += readyNanos;
+        if (readyNanos > readyMax) readyMax = readyNanos;
+        if (readies == null) readies = newSketch();
+        readies.accept(readyNanos);
+        if (readier != Integer.MIN_VALUE) {
+            if (readiers == null) readiers = new Int2LongOpenHashMap();
+            readiers.addTo(readier, 1);
+        }
+    }
+
     /** Adds one run slice's counter deltas, the first {@code n} of {@code deltas}. */
     public void pmc(long[] deltas, int n) {
         if (pmcDeltas == null) pmcDeltas = new long[n];
@@ -147,6 +174,17 @@ public final class ThreadStatsAccumulator {
         priorityMax = Math.max(priorityMax, o.priorityMax);
         for (int i = 0; i < 32; i++) priorityHistogram[i] += o.priorityHistogram[i];
         if (o.pmcDeltas != null) pmc(o.pmcDeltas, o.pmcDeltas.length);
+        readyCount += o.readyCount;
+        readySum += o.readySum;
+        readyMax = Math.max(readyMax, o.readyMax);
+        if (o.readies != null) {
+            if (readies == null) readies = newSketch();
+            readies.mergeWith(o.readies);
+        }
+        if (o.readiers != null) {
+            if (readiers == null) readiers = new Int2LongOpenHashMap();
+            for (Int2LongMap.Entry e : o.readiers.int2LongEntrySet()) readiers.addTo(e.getIntKey(), e.getLongValue());
+        }
     }
 
     public long firstNanos() { return firstNanos; }
@@ -156,6 +194,27 @@ public final class ThreadStatsAccumulator {
         if (waitCount == 0) return null;
         long v = Math.round(waits.getValueAtQuantile(q));
         return Math.max(waitMin, Math.min(waitMax, v));
+    }
+
+    private Long readyQuantile(double q) {
+        if (readyCount == 0) return null;
+        long v = Math.round(readies.getValueAtQuantile(q));
+        return Math.max(0, Math.min(readyMax, v));
+    }
+
+    /** The most frequent readiers, most first (ties: lower thread id first), as decimal ids. */
+    private Map<String, Long> topReadiers() {
+        Map<String, Long> top = new LinkedHashMap<>();
+        if (readiers == null) return top;
+        int[] ids = readiers.keySet().toIntArray();
+        Integer[] order = new Integer[ids.length];
+        for (int i = 0; i < ids.length; i++) order[i] = ids[i];
+        Arrays.sort(order, (a, b) -> {
+            int c = Long.compare(readiers.get((int) b), readiers.get((int) a));
+            return c != 0 ? c : Integer.compare(a, b);
+        });
+        for (int i = 0; i < Math.min(TOP_READIERS, order.length); i++) top.put(Integer.toString(order[i]), readiers.get((int) order[i]));
+        return top;
     }
 
     /** The statistics, labelled; window bounds as given (whole session: first and last switch). */
@@ -185,6 +244,10 @@ public final class ThreadStatsAccumulator {
                 .setRunCount(runCount).setRunSumNanos(runSum).setRunMaxNanos(runCount > 0 ? runMax : null)
                 .setPriorityMin(prio ? priorityMin : null).setPriorityMax(prio ? priorityMax : null)
                 .setPriorityMean(prio ? (double) prioritySum / priorityCount : null)
-                .setPriorityHistogram(hist).setPmcDeltas(pmc).setFinal$(isFinal).build();
+                .setPriorityHistogram(hist).setPmcDeltas(pmc)
+                .setReadyCount(readyCount).setReadySumNanos(readySum).setReadyMaxNanos(readyCount > 0 ? readyMax : null)
+                .setReadyP50Nanos(readyQuantile(0.50)).setReadyP90Nanos(readyQuantile(0.90)).setReadyP99Nanos(readyQuantile(0.99))
+                .setTopReadiers(topReadiers())
+                .setFinal$(isFinal).build();
     }
 }

@@ -10,7 +10,8 @@ public final class ThreadStatsFields {
     /** Numeric fields a {@code --by} option may sort on. */
     public static final List<String> SORTABLE = List.of("switchInCount", "switchOutCount", "voluntarySwitchOutCount",
             "involuntarySwitchOutCount", "waitCount", "waitSumNanos", "waitMaxNanos", "waitMeanNanos", "waitP50Nanos",
-            "waitP90Nanos", "waitP99Nanos", "runCount", "runSumNanos", "runMaxNanos", "priorityMax", "priorityMean");
+            "waitP90Nanos", "waitP99Nanos", "runCount", "runSumNanos", "runMaxNanos", "priorityMax", "priorityMean",
+            "readyCount", "readySumNanos", "readyMaxNanos", "readyP50Nanos", "readyP90Nanos", "readyP99Nanos");
 
     /** The value of a {@link #SORTABLE} field, nulls as negative infinity. */
     public static double sortValue(ThreadStats t, String field) {

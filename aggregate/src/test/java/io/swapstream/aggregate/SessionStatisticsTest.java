@@ -26,7 +26,7 @@ class SessionStatisticsTest {
     static ContextSwitch sw(long t, int cpu, int old, Integer oldPri, String state, String reason, Integer nw, Long ticks,
                             Long since, Long run) {
         return new ContextSwitch("s", "h", cpu, t, t, "CSWITCH", old, oldPri, state, reason, null, nw, null, ticks,
-                null, since, run);
+                null, since, run, null, null, null, null);
     }
 
     /** Windows of 100 ns; every expected number below is worked out by hand. */
@@ -192,8 +192,12 @@ class SessionStatisticsTest {
     }
 
     /** Per thread and window: in, out, voluntary, involuntary, waits n/sum/min/max, runs n/sum/max, priority min/max. */
+    /** Per thread (and window) key: readying thread to switch-ins it readied, filled by {@link #direct}. */
+    static final Map<String, Map<Integer, Long>> readiers = new HashMap<>();
+
     static Map<String, long[]> direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos) {
         Map<String, long[]> m = new HashMap<>();
+        readiers.clear();
         for (ScheduleRecorder.Switch s : truth) {
             long t = nanos.applyAsLong(s.ts());
             String w = window > 0 ? "/" + Math.floorDiv(t, window) * window : "";
@@ -207,6 +211,14 @@ class SessionStatisticsTest {
                     a[6] = Math.min(a[6], v);
                     a[7] = Math.max(a[7], v);
                 }
+                if (s.newThreadReady() != null) {
+                    long v = s.newThreadReady() * 100;
+                    a[13]++;
+                    a[14] += v;
+                    a[15] = Math.max(a[15], v);
+                }
+                // readying threads, as the simulator knew them: counted in a[16..] as (tid, count) pairs below
+                if (s.readier() != null) readiers.computeIfAbsent(s.newTid() + w, k -> new HashMap<>()).merge(s.readier(), 1L, Long::sum);
             }
             if (s.oldTid() != 0) {
                 long[] a = m.computeIfAbsent(s.oldTid() + w, k -> fresh());
@@ -226,7 +238,8 @@ class SessionStatisticsTest {
     }
 
     static long[] fresh() {
-        return new long[] {0, 0, 0, 0, 0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0, 0, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE};
+        return new long[] {0, 0, 0, 0, 0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0, 0, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE,
+            0, 0, Long.MIN_VALUE};
     }
 
     static void assertSameStatistics(Map<String, long[]> expected, List<ThreadStats> got, long window) {
@@ -239,10 +252,19 @@ class SessionStatisticsTest {
                 t.getWaitCount(), t.getWaitSumNanos(), t.getWaitMinNanos() == null ? Long.MAX_VALUE : t.getWaitMinNanos(),
                 t.getWaitMaxNanos() == null ? Long.MIN_VALUE : t.getWaitMaxNanos(), t.getRunCount(), t.getRunSumNanos(),
                 t.getRunMaxNanos() == null ? Long.MIN_VALUE : t.getRunMaxNanos(),
-                t.getPriorityMin() == null ? Long.MAX_VALUE : t.getPriorityMin(), t.getPriorityMax() == null ? Long.MIN_VALUE : t.getPriorityMax()};
+                t.getPriorityMin() == null ? Long.MAX_VALUE : t.getPriorityMin(), t.getPriorityMax() == null ? Long.MIN_VALUE : t.getPriorityMax(),
+                t.getReadyCount(), t.getReadySumNanos(), t.getReadyMaxNanos() == null ? Long.MIN_VALUE : t.getReadyMaxNanos()};
             assertEquals(java.util.Arrays.toString(e), java.util.Arrays.toString(g), key);
+            // the five most frequent readying threads (ties: lower id first), with their counts
+            Map<Integer, Long> by = readiers.getOrDefault(key, Map.of());
+            Map<String, Long> top = new java.util.LinkedHashMap<>();
+            by.entrySet().stream().sorted((x, y) -> x.getValue().equals(y.getValue()) ? Integer.compare(x.getKey(), y.getKey())
+                    : Long.compare(y.getValue(), x.getValue())).limit(5).forEach(x -> top.put(Integer.toString(x.getKey()), x.getValue()));
+            assertEquals(top, t.getTopReadiers(), key);
+            assertEquals(new java.util.ArrayList<>(top.keySet()), new java.util.ArrayList<>(t.getTopReadiers().keySet().stream().map(Object::toString).toList()), key);
             for (Long v : new Long[] {t.getWaitMinNanos(), t.getWaitMaxNanos(), t.getWaitP50Nanos(), t.getWaitP90Nanos(), t.getWaitP99Nanos(),
-                t.getRunMaxNanos(), t.getWaitSumNanos(), t.getRunSumNanos()}) {
+                t.getRunMaxNanos(), t.getWaitSumNanos(), t.getRunSumNanos(), t.getReadyMaxNanos(), t.getReadyP50Nanos(),
+                t.getReadyP90Nanos(), t.getReadyP99Nanos(), t.getReadySumNanos()}) {
                 assertTrue(v == null || v >= 0, key + ": a negative duration in " + t);
             }
         }

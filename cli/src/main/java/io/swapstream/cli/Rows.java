@@ -34,6 +34,10 @@ final class Rows {
         list(b, s.pmcCounters(), ',', "[", "]");
         b.append(",\"newThreadTimeSinceLastNanos\":").append(s.newThreadTimeSinceLastNanos());
         b.append(",\"oldThreadRunNanos\":").append(s.oldThreadRunNanos());
+        b.append(",\"newThreadReadyNanos\":").append(s.newThreadReadyNanos());
+        b.append(",\"newThreadWaitsNanos\":").append(s.newThreadWaitsNanos());
+        b.append(",\"readyingThreadId\":").append(s.readyingThreadId());
+        b.append(",\"readyingProcessId\":").append(s.readyingProcessId());
         b.append('}');
     }
 
@@ -52,7 +56,11 @@ final class Rows {
         if (s.pmcCounters() != null) list(b, s.pmcCounters(), ';', "", "");
         b.append(',');
         opt(b, s.newThreadTimeSinceLastNanos()).append(',');
-        opt(b, s.oldThreadRunNanos());
+        opt(b, s.oldThreadRunNanos()).append(',');
+        opt(b, s.newThreadReadyNanos()).append(',');
+        opt(b, s.newThreadWaitsNanos()).append(',');
+        opt(b, s.readyingThreadId()).append(',');
+        opt(b, s.readyingProcessId());
     }
 
     private static StringBuilder opt(StringBuilder b, Object v) {

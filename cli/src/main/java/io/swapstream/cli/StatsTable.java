@@ -32,21 +32,27 @@ final class StatsTable {
     }
 
     static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {
-        String head = String.format("%s%-7s %-6s %-18s %-12s %7s %7s %10s %10s %10s %10s %10s %9s %-6s %s",
+        // Waits (blocked until readied) and Ready (runnable, no processor) as WPA separates them, then the whole gap
+        String head = String.format("%s%-7s %-6s %-18s %-12s %7s %7s %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
                 windowed ? String.format("%-24s ", "window") : "", "tid", "pid", "process", "thread", "in", "out",
-                "wait.p50", "wait.p90", "wait.p99", "wait.max", "run.sum", "prio", "vol%", "top wait reason");
+                "ready.p50", "ready.p99", "ready.max", "wait.p50", "wait.p90", "wait.p99", "run.sum", "prio", "vol%",
+                "top wait reason", "top readiers");
         out.println(head);
         for (ThreadStats t : rows) {
             String reason = t.getWaitReasonCounts().entrySet().stream().max(Map.Entry.comparingByValue())
                     .map(e -> e.getKey() + " (" + e.getValue() + ")").orElse("-");
             long outs = t.getSwitchOutCount();
-            out.println(String.format("%s%-7d %-6s %-18s %-12s %7d %7d %10s %10s %10s %10s %10s %9s %-6s %s",
+            StringBuilder readiers = new StringBuilder();
+            t.getTopReadiers().forEach((tid, n) -> readiers.append(readiers.length() == 0 ? "" : " ").append(tid).append(" (").append(n).append(")"));
+            out.println(String.format("%s%-7d %-6s %-18s %-12s %7d %7d %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
                     windowed ? String.format("%-24s ", Instant.ofEpochSecond(0, t.getWindowStartNanos())) : "",
                     t.getThreadId(), t.getProcessId() == null ? "-" : t.getProcessId(), cut(t.getProcessName(), 18),
-                    cut(t.getThreadName(), 12), t.getSwitchInCount(), outs, us(t.getWaitP50Nanos()), us(t.getWaitP90Nanos()),
-                    us(t.getWaitP99Nanos()), us(t.getWaitMaxNanos()), us(t.getRunSumNanos()),
+                    cut(t.getThreadName(), 12), t.getSwitchInCount(), outs, us(t.getReadyP50Nanos()), us(t.getReadyP99Nanos()),
+                    us(t.getReadyMaxNanos()), us(t.getWaitP50Nanos()), us(t.getWaitP90Nanos()),
+                    us(t.getWaitP99Nanos()), us(t.getRunSumNanos()),
                     t.getPriorityMin() == null ? "-" : t.getPriorityMin() + "-" + t.getPriorityMax(),
-                    outs == 0 ? "-" : String.valueOf(Math.round(100.0 * t.getVoluntarySwitchOutCount() / outs)), reason));
+                    outs == 0 ? "-" : String.valueOf(Math.round(100.0 * t.getVoluntarySwitchOutCount() / outs)), reason,
+                    readiers.length() == 0 ? "-" : readiers));
         }
         out.println("(times in microseconds)");
     }

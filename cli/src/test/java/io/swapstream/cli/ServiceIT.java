@@ -227,6 +227,20 @@ class ServiceIT {
                         rows.get(i).getAttribute("data-key"), "row " + i);
             }
             assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
+            // ranked by ready time: the server's order, and the readying threads shown
+            new org.openqa.selenium.support.ui.Select(page.findElement(By.id("by"))).selectByValue("readyP99Nanos");
+            JsonNode byReady = get(a, "/api/threads?top=25&by=readyP99Nanos").body();
+            String firstByReady = byReady.get(0).path("session").asText() + "/" + byReady.get(0).path("threadId").asInt();
+            awaitPage(page, p -> firstByReady.equals(p.findElements(By.cssSelector("#threads tbody tr")).get(0).getAttribute("data-key")));
+            String readiers = page.findElements(By.cssSelector("#threads tbody tr")).get(0).findElements(By.tagName("td")).get(12).getText();
+            assertEquals(byReady.get(0).path("topReadiers").properties().stream()
+                    .sorted((x, y) -> x.getValue().asLong() != y.getValue().asLong() ? Long.compare(y.getValue().asLong(), x.getValue().asLong())
+                            : Integer.compare(Integer.parseInt(x.getKey()), Integer.parseInt(y.getKey())))
+                    .map(e -> e.getKey() + " (" + e.getValue().asLong() + ")")
+                    .collect(java.util.stream.Collectors.joining(" ")), readiers, "most readied first");
+            assertTrue(page.findElements(By.cssSelector("#threads tbody tr")).stream()
+                    .anyMatch(r -> !r.findElements(By.tagName("td")).get(12).getText().isEmpty()), "the page names who woke threads");
+            rows = page.findElements(By.cssSelector("#threads tbody tr"));
             // a click shows that thread's windows
             rows.get(0).click();
             awaitPage(page, p -> !p.findElements(By.cssSelector("#windows rect.window")).isEmpty());

@@ -23,7 +23,11 @@ public record ContextSwitch(
         Long newThreadWaitTicks,
         List<Long> pmcCounters,
         Long newThreadTimeSinceLastNanos,
-        Long oldThreadRunNanos) {
+        Long oldThreadRunNanos,
+        Long newThreadReadyNanos,
+        Long newThreadWaitsNanos,
+        Integer readyingThreadId,
+        Integer readyingProcessId) {
 
     public static final String CSWITCH = "CSWITCH";
     public static final String COMPACT = "COMPACT";
@@ -32,5 +36,5 @@ public record ContextSwitch(
     public static final List<String> FIELDS = List.of("session", "host", "cpu", "timestamp", "timeNanos", "source",
             "oldThreadId", "oldThreadPriority", "oldThreadState", "oldThreadWaitReason", "oldThreadWaitMode",
             "newThreadId", "newThreadPriority", "newThreadWaitTicks", "pmcCounters", "newThreadTimeSinceLastNanos",
-            "oldThreadRunNanos");
+            "oldThreadRunNanos", "newThreadReadyNanos", "newThreadWaitsNanos", "readyingThreadId", "readyingProcessId");
 }

@@ -29,12 +29,15 @@ public final class ExpansionCounters {
     public long lastSwitchWithoutNewThread;
     public long threadEvents;
     public long processEvents;
+    /** ReadyThread events (0x0532). */
+    public long readyEvents;
 
     void write(java.io.DataOutput o) throws java.io.IOException {
         for (long v : values()) o.writeLong(v);
     }
 
-    void read(java.io.DataInput in) throws java.io.IOException {
+    /** @param version the checkpoint's: version 1 has no ready counter */
+    void read(java.io.DataInput in, int version) throws java.io.IOException {
         switches = in.readLong();
         cswitchEvents = in.readLong();
         compactBatches = in.readLong();
@@ -51,6 +54,7 @@ public final class ExpansionCounters {
         lastSwitchWithoutNewThread = in.readLong();
         threadEvents = in.readLong();
         processEvents = in.readLong();
+        readyEvents = version >= 2 ? in.readLong() : 0;
     }
 
     /** The counters in {@link #toMap} order, which {@link #read} reads back. */
@@ -76,6 +80,7 @@ public final class ExpansionCounters {
         m.put("lastSwitchWithoutNewThread", lastSwitchWithoutNewThread);
         m.put("threadEvents", threadEvents);
         m.put("processEvents", processEvents);
+        m.put("readyEvents", readyEvents);
         return m;
     }
 }

@@ -9,6 +9,18 @@ public final class KernelEnums {
 
     public static final int STATE_TERMINATED = 4;
     public static final int STATE_WAITING = 5;
+    public static final int STATE_TRANSITION = 6;
+    public static final int STATE_WAITING_FOR_PROCESS_IN_SWAP = 9;
+
+    /**
+     * A thread switched out in this state still wants a processor (preempted, quantum end), so it is
+     * Ready from its switch-out: any known state but Waiting, Transition, WaitingForProcessInSwap,
+     * Terminated (DESIGN.md "Ready time").
+     */
+    public static boolean isRunnable(int state) {
+        return state >= 0 && state < 10 && state != STATE_WAITING && state != STATE_TRANSITION
+                && state != STATE_WAITING_FOR_PROCESS_IN_SWAP && state != STATE_TERMINATED;
+    }
 
     private static final String[] THREAD_STATES = {
         "Initialized", "Ready", "Running", "Standby", "Terminated", "Waiting", "Transition", "DeferredReady",

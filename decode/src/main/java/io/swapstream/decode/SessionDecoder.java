@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  */
 public final class SessionDecoder {
     /** The checkpoint format; a reader refuses others. */
-    static final int CHECKPOINT_VERSION = 1;
+    /** 2: ready time (ReadyThread items, each thread's ready state); version 1 still reads. */
+    static final int CHECKPOINT_VERSION = 2;
 
     private final String host;
     private final Integer maximumWaitReasonOverride;
@@ -192,13 +193,13 @@ public final class SessionDecoder {
         SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows);
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(checkpoint))) {
             int version = in.readUnsignedByte();
-            if (version != CHECKPOINT_VERSION) {
+            if (version < 1 || version > CHECKPOINT_VERSION) {
                 throw new IllegalStateException("decoder checkpoint version " + version + " is not " + CHECKPOINT_VERSION);
             }
             if (in.readBoolean()) {
                 LogfileHeader h = LogfileHeader.read(in);
                 d.begin(h, SessionClock.of(h));
-                d.expander.readState(in);
+                d.expander.readState(in, version);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

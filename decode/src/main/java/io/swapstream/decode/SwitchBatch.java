@@ -39,6 +39,10 @@ public final class SwitchBatch {
     long[] pmc;
     long[] newThreadTimeSinceLastNanos;
     long[] oldThreadRunNanos;
+    long[] newThreadReadyNanos;
+    long[] newThreadWaitsNanos;
+    int[] readyingThreadId;
+    int[] readyingProcessId;
     /** Thread records the session produced since the previous batch, up to this one's last switch, in order. */
     private final List<ThreadInfo> threads = new ArrayList<>();
 
@@ -67,6 +71,10 @@ public final class SwitchBatch {
         pmc = new long[16];
         newThreadTimeSinceLastNanos = new long[n];
         oldThreadRunNanos = new long[n];
+        newThreadReadyNanos = new long[n];
+        newThreadWaitsNanos = new long[n];
+        readyingThreadId = new int[n];
+        readyingProcessId = new int[n];
     }
 
     private void grow() {
@@ -86,6 +94,10 @@ public final class SwitchBatch {
         pmcStart = Arrays.copyOf(pmcStart, n + 1);
         newThreadTimeSinceLastNanos = Arrays.copyOf(newThreadTimeSinceLastNanos, n);
         oldThreadRunNanos = Arrays.copyOf(oldThreadRunNanos, n);
+        newThreadReadyNanos = Arrays.copyOf(newThreadReadyNanos, n);
+        newThreadWaitsNanos = Arrays.copyOf(newThreadWaitsNanos, n);
+        readyingThreadId = Arrays.copyOf(readyingThreadId, n);
+        readyingProcessId = Arrays.copyOf(readyingProcessId, n);
     }
 
     /** Empties the batch for rows of {@code session}. */
@@ -127,7 +139,8 @@ public final class SwitchBatch {
     public void add(int cpu, long timestamp, long timeNanos, int source, int oldThreadId, int oldThreadPriority,
                     int oldThreadState, int oldThreadWaitReason, int oldThreadWaitMode, int newThreadId,
                     int newThreadPriority, long newThreadWaitTicks, long[] pmcCounters, long newThreadTimeSinceLastNanos,
-                    long oldThreadRunNanos) {
+                    long oldThreadRunNanos, long newThreadReadyNanos, long newThreadWaitsNanos, int readyingThreadId,
+                    int readyingProcessId) {
         if (count == this.cpu.length) grow();
         int i = count++;
         this.cpu[i] = cpu;
@@ -149,6 +162,10 @@ public final class SwitchBatch {
         pmcStart[i + 1] = p + n;
         this.newThreadTimeSinceLastNanos[i] = newThreadTimeSinceLastNanos;
         this.oldThreadRunNanos[i] = oldThreadRunNanos;
+        this.newThreadReadyNanos[i] = newThreadReadyNanos;
+        this.newThreadWaitsNanos[i] = newThreadWaitsNanos;
+        this.readyingThreadId[i] = readyingThreadId;
+        this.readyingProcessId[i] = readyingProcessId;
     }
 
     public int cpu(int i) { return cpu[i]; }
@@ -165,6 +182,10 @@ public final class SwitchBatch {
     public long newThreadWaitTicks(int i) { return newThreadWaitTicks[i]; }
     public long newThreadTimeSinceLastNanos(int i) { return newThreadTimeSinceLastNanos[i]; }
     public long oldThreadRunNanos(int i) { return oldThreadRunNanos[i]; }
+    public long newThreadReadyNanos(int i) { return newThreadReadyNanos[i]; }
+    public long newThreadWaitsNanos(int i) { return newThreadWaitsNanos[i]; }
+    public int readyingThreadId(int i) { return readyingThreadId[i]; }
+    public int readyingProcessId(int i) { return readyingProcessId[i]; }
     /** Number of PMC counters of row i. */
     public int pmcCount(int i) { return pmcStart[i + 1] - pmcStart[i]; }
     public long pmc(int i, int k) { return pmc[pmcStart[i] + k]; }
@@ -183,7 +204,9 @@ public final class SwitchBatch {
                 oldThreadWaitReason[i] == NONE ? null : KernelEnums.waitReason(oldThreadWaitReason[i]),
                 oldThreadWaitMode[i] == NONE ? null : ContextSwap.WAIT_MODES[oldThreadWaitMode[i]],
                 boxed(newThreadId[i]), boxed(newThreadPriority[i]), newThreadWaitTicks[i] == NO_TIME ? null : newThreadWaitTicks[i],
-                counters, boxed(newThreadTimeSinceLastNanos[i]), boxed(oldThreadRunNanos[i]));
+                counters, boxed(newThreadTimeSinceLastNanos[i]), boxed(oldThreadRunNanos[i]),
+                boxed(newThreadReadyNanos[i]), boxed(newThreadWaitsNanos[i]), boxed(readyingThreadId[i]),
+                boxed(readyingProcessId[i]));
     }
 
     /** Appends a record's row (tests and converters). */
@@ -198,7 +221,10 @@ public final class SwitchBatch {
                 unboxed(s.newThreadId()), unboxed(s.newThreadPriority()),
                 s.newThreadWaitTicks() == null ? NO_TIME : s.newThreadWaitTicks(), counters,
                 s.newThreadTimeSinceLastNanos() == null ? NO_TIME : s.newThreadTimeSinceLastNanos(),
-                s.oldThreadRunNanos() == null ? NO_TIME : s.oldThreadRunNanos());
+                s.oldThreadRunNanos() == null ? NO_TIME : s.oldThreadRunNanos(),
+                s.newThreadReadyNanos() == null ? NO_TIME : s.newThreadReadyNanos(),
+                s.newThreadWaitsNanos() == null ? NO_TIME : s.newThreadWaitsNanos(),
+                unboxed(s.readyingThreadId()), unboxed(s.readyingProcessId()));
     }
 
     /** Every row as a record. */

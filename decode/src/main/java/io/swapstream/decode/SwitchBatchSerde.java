@@ -7,6 +7,7 @@ import io.swapstream.schemas.avro.ThreadState;
 import io.swapstream.schemas.avro.WaitMode;
 import io.swapstream.schemas.avro.WaitReason;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
+import io.swapstream.schemas.serde.SchemaHistory;
 import java.util.ArrayList;
 import java.util.List;
 import java.nio.ByteBuffer;
@@ -26,7 +27,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * Hand-written because Avro has no primitive-array reader or writer for unions of null.
  */
 public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<SwitchBatch>, Deserializer<SwitchBatch> {
-    private static final byte[] HEADER = header();
+    private static final byte[] HEADER = header(ContextSwitchBatch.getClassSchema());
+    /** Batches written before ready time existed: the same columns without the last four. */
+    private static final byte[] HEADER_V1 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(0));
     /** What an Unknown enum symbol reads back as: outside every table. */
     static final int UNKNOWN_VALUE = 255;
 
@@ -41,8 +44,8 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
      */
     private final ThreadLocal<AvroBinary.Writer> scratch = ThreadLocal.withInitial(AvroBinary.Writer::new);
 
-    private static byte[] header() {
-        long fingerprint = SchemaNormalization.parsingFingerprint64(ContextSwitchBatch.getClassSchema());
+    private static byte[] header(org.apache.avro.Schema schema) {
+        long fingerprint = SchemaNormalization.parsingFingerprint64(schema);
         return ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xC3).put((byte) 0x01).putLong(fingerprint).array();
     }
 
@@ -98,6 +101,10 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             optional(w, t.endNanos());
         }
         w.arrayEnd();
+        w.optionalLongs(b.newThreadReadyNanos, n, SwitchBatch.NO_TIME);
+        w.optionalLongs(b.newThreadWaitsNanos, n, SwitchBatch.NO_TIME);
+        w.optionalInts(b.readyingThreadId, n, SwitchBatch.NONE);
+        w.optionalInts(b.readyingProcessId, n, SwitchBatch.NONE);
         return w.toByteArray();
     }
 
@@ -123,11 +130,13 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     /** Decodes into {@code into} (emptied first), or a new batch when it is null: for a reader that is done with the last one. */
     public SwitchBatch deserialize(String topic, byte[] data, SwitchBatch into) {
         if (data.length < HEADER.length) throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
-        for (int i = 0; i < HEADER.length; i++) {
-            if (data[i] != HEADER[i]) {
+        boolean v1 = false;
+        if (!startsWith(data, HEADER)) {
+            if (!startsWith(data, HEADER_V1)) {
                 throw new SerializationException("a " + topic + " value is not a ContextSwitchBatch of this schema"
                         + " (single-object header or schema fingerprint differs)");
             }
+            v1 = true;
         }
         try {
             AvroBinary.Reader r = new AvroBinary.Reader(data, HEADER.length, data.length);
@@ -177,10 +186,26 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
                     b.addThread(new ThreadInfo(s, tid, pid, process, name, base, start, end));
                 }
             }
+            if (v1) {
+                java.util.Arrays.fill(b.newThreadReadyNanos, 0, n, SwitchBatch.NO_TIME);
+                java.util.Arrays.fill(b.newThreadWaitsNanos, 0, n, SwitchBatch.NO_TIME);
+                java.util.Arrays.fill(b.readyingThreadId, 0, n, SwitchBatch.NONE);
+                java.util.Arrays.fill(b.readyingProcessId, 0, n, SwitchBatch.NONE);
+            } else {
+                r.optionalLongs(b.newThreadReadyNanos, n, SwitchBatch.NO_TIME);
+                r.optionalLongs(b.newThreadWaitsNanos, n, SwitchBatch.NO_TIME);
+                r.optionalInts(b.readyingThreadId, n, SwitchBatch.NONE);
+                r.optionalInts(b.readyingProcessId, n, SwitchBatch.NONE);
+            }
             return b;
         } catch (RuntimeException e) {
             throw new SerializationException("cannot decode a " + topic + " value: " + e.getMessage(), e);
         }
+    }
+
+    private static boolean startsWith(byte[] data, byte[] header) {
+        for (int i = 0; i < header.length; i++) if (data[i] != header[i]) return false;
+        return true;
     }
 
     /**
@@ -213,6 +238,10 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
         List<List<Long>> pmc = new ArrayList<>(n);
         List<Long> since = new ArrayList<>(n);
         List<Long> run = new ArrayList<>(n);
+        List<Long> readyNanos = new ArrayList<>(n);
+        List<Long> waitsNanos = new ArrayList<>(n);
+        List<Integer> readier = new ArrayList<>(n);
+        List<Integer> readierPid = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             cpu.add(b.cpu[i]);
             ts.add(b.timestamp[i]);
@@ -235,6 +264,10 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             pmc.add(counters);
             since.add(b.newThreadTimeSinceLastNanos[i] == SwitchBatch.NO_TIME ? null : b.newThreadTimeSinceLastNanos[i]);
             run.add(b.oldThreadRunNanos[i] == SwitchBatch.NO_TIME ? null : b.oldThreadRunNanos[i]);
+            readyNanos.add(b.newThreadReadyNanos[i] == SwitchBatch.NO_TIME ? null : b.newThreadReadyNanos[i]);
+            waitsNanos.add(b.newThreadWaitsNanos[i] == SwitchBatch.NO_TIME ? null : b.newThreadWaitsNanos[i]);
+            readier.add(b.readyingThreadId[i] == SwitchBatch.NONE ? null : b.readyingThreadId[i]);
+            readierPid.add(b.readyingProcessId[i] == SwitchBatch.NONE ? null : b.readyingProcessId[i]);
         }
         List<io.swapstream.schemas.avro.ThreadInfo> threads = new ArrayList<>();
         for (ThreadInfo t : b.threads()) {
@@ -242,7 +275,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
                     t.threadName(), t.basePriority(), t.startNanos(), t.endNanos()));
         }
         return new ContextSwitchBatch(b.session(), b.host(), n, cpu, ts, nanos, source, oldTid, oldPri, state, reason, mode,
-                newTid, newPri, ticks, pmc, since, run, threads);
+                newTid, newPri, ticks, pmc, since, run, threads, readyNanos, waitsNanos, readier, readierPid);
     }
 
     /** A {@code null} cell, the symbol of the same index, or the last symbol (Unknown) past the table. */
@@ -263,13 +296,20 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
                     a.getOldThreadWaitMode().get(i) == null ? SwitchBatch.NONE : a.getOldThreadWaitMode().get(i).ordinal(),
                     orNone(a.getNewThreadId().get(i)), orNone(a.getNewThreadPriority().get(i)),
                     orNoTime(a.getNewThreadWaitTicks().get(i)), pmc, orNoTime(a.getNewThreadTimeSinceLastNanos().get(i)),
-                    orNoTime(a.getOldThreadRunNanos().get(i)));
+                    orNoTime(a.getOldThreadRunNanos().get(i)), orNoTime(cell(a.getNewThreadReadyNanos(), i)),
+                    orNoTime(cell(a.getNewThreadWaitsNanos(), i)), orNone(cell(a.getReadyingThreadId(), i)),
+                    orNone(cell(a.getReadyingProcessId(), i)));
         }
         for (io.swapstream.schemas.avro.ThreadInfo t : a.getThreads()) {
             b.addThread(new ThreadInfo(t.getSession(), t.getThreadId(), t.getProcessId(), t.getProcessName(), t.getThreadName(),
                     t.getBasePriority(), t.getStartNanos(), t.getEndNanos()));
         }
         return b;
+    }
+
+    /** A column's cell; a record of the first schema read with the new one has the column empty. */
+    private static <T> T cell(List<T> column, int i) {
+        return i < column.size() ? column.get(i) : null;
     }
 
     private static int ordinal(Enum<?> e, Enum<?> unknown) {

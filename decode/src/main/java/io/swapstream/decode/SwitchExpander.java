@@ -38,6 +38,8 @@ public final class SwitchExpander {
     private static final int RANK_SWITCH = 1;
     /** Lane.currentTid: a thread came on but its switch was emitted before its id was known. */
     private static final int UNNAMED_THREAD = -2;
+    /** readiers: the thread is Ready since it was switched out still runnable (preempted), not readied by anyone. */
+    private static final int READY_AT_SWITCH_OUT = -3;
 
     private final String session;
     private final String host;
@@ -60,6 +62,14 @@ public final class SwitchExpander {
     private final ArrayDeque<Item> free = new ArrayDeque<>();
     /** Each live thread's latest switch-out (Unix nanoseconds), for the next switch-in's wait. */
     private final Int2LongOpenHashMap lastSwitchOutNanos = newOutTimes();
+    /**
+     * Each thread's ready time since its last switch-out (DESIGN.md "Ready time"), the thread that
+     * readied it ({@link SwitchBatch#NONE} for a DPC, idle or unknown; {@link #READY_AT_SWITCH_OUT})
+     * and that thread's process: live threads waiting for a processor, so bounded like the rest.
+     */
+    private final Int2LongOpenHashMap readyAtNanos = newOutTimes();
+    private final it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap readiers = newIds();
+    private final it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap readierProcesses = newIds();
     private Lane[] lanes;
     private long seq;
     /** The latest time any processor has logged. */
@@ -89,6 +99,9 @@ public final class SwitchExpander {
         int newPriority;
         long newWaitTicks;
         long[] pmc;
+        /** A ReadyThread event: the awakened thread (else -1) and the event's flags. */
+        int readyTid;
+        int readyFlags;
         ThreadEvent thread;
         ProcessEvent process;
 
@@ -105,6 +118,8 @@ public final class SwitchExpander {
             newPriority = -1;
             newWaitTicks = -1;
             pmc = null;
+            readyTid = -1;
+            readyFlags = 0;
             thread = null;
             process = null;
         }
@@ -315,6 +330,12 @@ public final class SwitchExpander {
         return m;
     }
 
+    private static it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap newIds() {
+        it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap m = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
+        m.defaultReturnValue(SwitchBatch.NONE);
+        return m;
+    }
+
     /** Items waiting in the merge now. */
     public int queued() { return queue.size(); }
 
@@ -354,10 +375,17 @@ public final class SwitchExpander {
         o.writeLong(observedDelay);
         counters.write(o);
         directory.write(o);
+        o.writeInt(readyAtNanos.size());
+        for (Int2LongMap.Entry e : readyAtNanos.int2LongEntrySet()) {
+            o.writeInt(e.getIntKey());
+            o.writeLong(e.getLongValue());
+            o.writeInt(readiers.get(e.getIntKey()));
+            o.writeInt(readierProcesses.get(e.getIntKey()));
+        }
     }
 
-    /** Reads what {@link #writeState} wrote into this expander, built for the same session. */
-    void readState(DataInput in) throws IOException {
+    /** Reads what {@link #writeState} wrote (checkpoint {@code version}) into this expander, built for the same session. */
+    void readState(DataInput in, int version) throws IOException {
         int n = in.readInt();
         lanes = new Lane[n];
         long[] pendingSeq = new long[n];
@@ -388,13 +416,29 @@ public final class SwitchExpander {
         sawCompact = in.readBoolean();
         sawCSwitch = in.readBoolean();
         observedDelay = in.readLong();
-        counters.read(in);
+        counters.read(in, version);
         directory.read(in);
+        readyAtNanos.clear();
+        readiers.clear();
+        readierProcesses.clear();
+        if (version >= 2) {
+            for (int k = in.readInt(); k > 0; k--) {
+                int tid = in.readInt();
+                readyAtNanos.put(tid, in.readLong());
+                putId(readiers, tid, in.readInt());
+                putId(readierProcesses, tid, in.readInt());
+            }
+        }
+    }
+
+    private static void putId(it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap m, int key, int value) {
+        if (value == SwitchBatch.NONE) m.remove(key);
+        else m.put(key, value);
     }
 
     /** One queued item; times relative to {@code base} and small numbers as varints keep a checkpoint short. */
     private static void writeItem(DataOutput o, Item it, long base) throws IOException {
-        int kind = it.thread != null ? 1 : it.process != null ? 2 : 0;
+        int kind = it.thread != null ? 1 : it.process != null ? 2 : it.readyTid >= 0 ? 3 : 0;
         o.writeByte(it.rank | (it.complete ? 2 : 0) | (it.newThreadUnnamed ? 4 : 0) | it.source << 3 | kind << 4);
         StateCodec.varLong(o, it.ts - base);
         StateCodec.varLong(o, it.cpu);
@@ -410,6 +454,9 @@ public final class SwitchExpander {
             StateCodec.varLong(o, it.newWaitTicks);
             o.writeByte(it.pmc == null ? 0 : it.pmc.length);
             if (it.pmc != null) for (long v : it.pmc) StateCodec.varLong(o, v);
+        } else if (kind == 3) {
+            StateCodec.varLong(o, it.readyTid);
+            o.writeByte(it.readyFlags);
         } else if (kind == 1) {
             ThreadEvent t = it.thread;
             o.writeInt(t.hookId());
@@ -457,6 +504,9 @@ public final class SwitchExpander {
                 it.pmc = new long[pmc];
                 for (int k = 0; k < pmc; k++) it.pmc[k] = StateCodec.varLong(in);
             }
+        } else if (kind == 3) {
+            it.readyTid = (int) StateCodec.varLong(in);
+            it.readyFlags = in.readUnsignedByte();
         } else if (kind == 1) {
             it.thread = new ThreadEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), StateCodec.string(in));
         } else {
@@ -487,6 +537,14 @@ public final class SwitchExpander {
             onCSwitch(ev, lane);
         } else if (hook == CompactBatchDecoder.HOOK_ID) {
             onCompactBatch(ev, lane);
+        } else if (hook == ReadyThread.HOOK_ID) {
+            // under any header type that carries the HookId, as CSwitch (ETW-FORMATS.md §7)
+            ReadyThread.check(ev.payloadLength());
+            counters.readyEvents++;
+            Item it = item(lane, ev.timestamp(), RANK_EVENT);
+            it.readyTid = ReadyThread.awakenedThreadId(ev.data(), ev.payloadOffset());
+            it.readyFlags = ReadyThread.flags(ev.data(), ev.payloadOffset());
+            enqueue(it, true);
         } else if (hook >= 0 && ev.headerType().isSystem()) {
             if (ThreadEvent.handles(hook)) {
                 counters.threadEvents++;
@@ -649,6 +707,30 @@ public final class SwitchExpander {
         }
     }
 
+    /**
+     * A ReadyThread event in merged order: the first since the thread's last switch-out sets its
+     * ready time (over a runnable switch-out's), readied by the thread then on this processor.
+     */
+    private void onReady(Lane lane, Item it, long nanos) {
+        int tid = it.readyTid;
+        if (readyAtNanos.get(tid) != SwitchBatch.NO_TIME && readiers.get(tid) != READY_AT_SWITCH_OUT) return;
+        readyAtNanos.put(tid, nanos);
+        int by = lane.currentTid;
+        if ((it.readyFlags & ReadyThread.FLAG_READIED_FROM_DPC) != 0 || by <= 0) {
+            readiers.remove(tid);
+            readierProcesses.remove(tid);
+        } else {
+            readiers.put(tid, by);
+            putId(readierProcesses, tid, directory.processOf(by));
+        }
+    }
+
+    private void forgetReady(int tid) {
+        readyAtNanos.remove(tid);
+        readiers.remove(tid);
+        readierProcesses.remove(tid);
+    }
+
     private void forceOut(Item head) {
         Lane lane = lanes[head.cpu];
         if (lane.pending == head) lane.pending = null;
@@ -688,13 +770,20 @@ public final class SwitchExpander {
         long nanos = clock.toUnixNanos(it.ts);
         if (it.thread != null) {
             ThreadInfo info = directory.onThread(it.thread, nanos);
-            if (it.thread.isEnd()) lastSwitchOutNanos.remove(it.thread.threadId());
+            if (it.thread.isEnd()) {
+                lastSwitchOutNanos.remove(it.thread.threadId());
+                forgetReady(it.thread.threadId());
+            }
             batch.addThread(info);
             if (threadsOut != null) threadsOut.accept(info);
             return;
         }
         if (it.process != null) {
             directory.onProcess(it.process);
+            return;
+        }
+        if (it.readyTid >= 0) {
+            onReady(lane, it, nanos);
             return;
         }
         counters.switches++;
@@ -708,6 +797,12 @@ public final class SwitchExpander {
         if (!oldIdle) {
             if (it.oldState == KernelEnums.STATE_TERMINATED) lastSwitchOutNanos.remove(it.oldTid);
             else lastSwitchOutNanos.put(it.oldTid, nanos);
+            // a new wait begins: what readied the thread before is spent
+            forgetReady(it.oldTid);
+            if (KernelEnums.isRunnable(it.oldState)) {
+                readyAtNanos.put(it.oldTid, nanos);
+                readiers.put(it.oldTid, READY_AT_SWITCH_OUT);
+            }
         }
         int newTid = it.newTid >= 0 && !it.newThreadUnnamed ? it.newTid : SwitchBatch.NONE;
         boolean newIdle = newTid == 0;
@@ -715,6 +810,22 @@ public final class SwitchExpander {
         if (newTid != SwitchBatch.NONE && !newIdle) {
             long outAt = lastSwitchOutNanos.get(newTid);
             if (outAt != SwitchBatch.NO_TIME) sinceLast = nanos - outAt;
+        }
+        long readyNanos = SwitchBatch.NO_TIME;
+        long waitsNanos = SwitchBatch.NO_TIME;
+        int readier = SwitchBatch.NONE;
+        int readierProcess = SwitchBatch.NONE;
+        if (newTid != SwitchBatch.NONE && !newIdle) {
+            long readyAt = readyAtNanos.get(newTid);
+            if (readyAt != SwitchBatch.NO_TIME) {
+                readyNanos = nanos - readyAt;
+                long outAt = lastSwitchOutNanos.get(newTid);
+                if (outAt != SwitchBatch.NO_TIME) waitsNanos = readyAt - outAt;
+                readier = readiers.get(newTid);
+                if (readier == READY_AT_SWITCH_OUT) readier = SwitchBatch.NONE;
+                else readierProcess = readierProcesses.get(newTid);
+                forgetReady(newTid);
+            }
         }
         lane.currentTid = newTid != SwitchBatch.NONE ? newTid : it.newThreadUnnamed ? UNNAMED_THREAD : -1;
         lane.currentSinceNanos = nanos;
@@ -727,7 +838,7 @@ public final class SwitchExpander {
                 newTid,
                 cswitch && !newIdle && newTid != SwitchBatch.NONE ? it.newPriority : SwitchBatch.NONE,
                 newIdle || it.newWaitTicks < 0 ? SwitchBatch.NO_TIME : it.newWaitTicks,
-                it.pmc, sinceLast, runNanos);
+                it.pmc, sinceLast, runNanos, readyNanos, waitsNanos, readier, readierProcess);
         if (batch.count() >= batchRows) flush();
     }
 

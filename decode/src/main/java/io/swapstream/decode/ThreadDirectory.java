@@ -47,6 +47,12 @@ public final class ThreadDirectory {
         return info;
     }
 
+    /** The process of a live thread, or {@link SwitchBatch#NONE} when no event named it. */
+    public int processOf(int tid) {
+        ThreadInfo t = threads.get(tid);
+        return t == null || t.processId() == null ? SwitchBatch.NONE : t.processId();
+    }
+
     /** Live threads and processes known: what a checkpoint holds. */
     public int size() { return threads.size() + processNames.size(); }
 

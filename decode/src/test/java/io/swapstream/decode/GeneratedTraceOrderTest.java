@@ -51,6 +51,12 @@ class GeneratedTraceOrderTest {
             if (i > 0) assertTrue(s.get(i - 1).timestamp() <= x.timestamp(), () -> "switch " + n + " goes back in time: " + x);
             assertTrue(x.newThreadTimeSinceLastNanos() == null || x.newThreadTimeSinceLastNanos() >= 0, () -> "switch " + n + ": " + x);
             assertTrue(x.oldThreadRunNanos() == null || x.oldThreadRunNanos() >= 0, () -> "switch " + n + ": " + x);
+            assertTrue(x.newThreadReadyNanos() == null || x.newThreadReadyNanos() >= 0, () -> "switch " + n + ": " + x);
+            assertTrue(x.newThreadWaitsNanos() == null || x.newThreadWaitsNanos() >= 0, () -> "switch " + n + ": " + x);
+            if (x.newThreadWaitsNanos() != null) {
+                // Waits and Ready add up to the time since the last switch-out
+                assertEquals(x.newThreadTimeSinceLastNanos(), x.newThreadWaitsNanos() + x.newThreadReadyNanos(), () -> "switch " + n + ": " + x);
+            }
         }
         assertEquals(0, d.counters().emittedOutOfOrder, d.counters().toMap().toString());
         assertEquals(0, d.counters().lateEvents, d.counters().toMap().toString());
@@ -64,6 +70,8 @@ class GeneratedTraceOrderTest {
         Map<Integer, Integer> lastIndexOnCpu = new HashMap<>();
         for (int i = 0; i < truth.size(); i++) lastIndexOnCpu.put(truth.get(i).cpu(), i);
         long unnamed = 0;
+        long readies = 0;
+        long readied = 0;
         for (int i = 0; i < truth.size(); i++) {
             ScheduleRecorder.Switch t = truth.get(i);
             ContextSwitch s = got.get(i);
@@ -86,9 +94,18 @@ class GeneratedTraceOrderTest {
             if (s.newThreadId() != null || t.newTid() == 0) {
                 assertEquals(t.newThreadTimeSinceLast() == null ? null : t.newThreadTimeSinceLast() * NANOS_PER_TICK,
                         s.newThreadTimeSinceLastNanos(), at);
+                assertEquals(t.newThreadReady() == null ? null : t.newThreadReady() * NANOS_PER_TICK, s.newThreadReadyNanos(), at);
+                assertEquals(t.newThreadWaits() == null ? null : t.newThreadWaits() * NANOS_PER_TICK, s.newThreadWaitsNanos(), at);
+                assertEquals(t.readier(), s.readyingThreadId(), at);
+                if (t.newThreadReady() != null) readies++;
+                if (t.readier() != null) readied++;
             }
         }
         assertEquals(d.counters().switchesBeforeNewThreadKnown, unnamed);
+        if (d.counters().switches > 2000) {
+            // the schedule has both kinds of ready time: woken by a thread, and preempted or by a DPC
+            assertTrue(readied > 0 && readies > readied, readies + " ready times, " + readied + " with a readying thread");
+        }
     }
 
     static List<ScheduleRecorder.Switch> generate(Path f, GeneratorOptions o) throws Exception {
@@ -97,10 +114,13 @@ class GeneratedTraceOrderTest {
         return decided.inTimeOrder();
     }
 
-    /** The most items (switches and thread/process events) whose times fall within one write delay of each other. */
-    static long mostWithinOneWriteDelay(Decoded d) {
+    /** The most items (switches and ReadyThread events) whose times fall within one write delay of each other. */
+    static long mostWithinOneWriteDelay(Decoded d, Path f) throws Exception {
         List<Long> times = new ArrayList<>();
         for (ContextSwitch s : d.switches()) times.add(s.timestamp());
+        try (EtlReader r = EtlReader.open(f)) {
+            while (r.next()) r.walk(ev -> { if (ev.hookId() == ReadyThread.HOOK_ID) times.add(ev.timestamp()); });
+        }
         times.sort(null);
         long most = 0;
         for (int i = 0, j = 0; i < times.size(); i++) {
@@ -117,7 +137,8 @@ class GeneratedTraceOrderTest {
         Map<Integer, Long> lastEvent = new HashMap<>();
         Map<Integer, Long> lastPacket = new HashMap<>();
         Map<Integer, List<Long>> threadEventsSinceBatch = new HashMap<>();
-        long[] counts = new long[4]; // thread events before older packets, batches logged after their last packet, batches, late items
+        long[] counts = new long[5]; // thread events before older packets, batches logged after their last packet, batches, late items, ReadyThread events before older packets
+        Map<Integer, List<Long>> readiesSinceBatch = new HashMap<>();
         long[] frontier = {Long.MIN_VALUE};
         try (EtlReader r = EtlReader.open(f)) {
             r.next(); // the header buffer
@@ -133,6 +154,7 @@ class GeneratedTraceOrderTest {
                     assertTrue(ts >= lastEvent.getOrDefault(cpu, Long.MIN_VALUE), "cpu " + cpu + " event at " + ts);
                     lastEvent.put(cpu, ts);
                     if (ThreadEvent.handles(ev.hookId())) threadEventsSinceBatch.computeIfAbsent(cpu, c -> new ArrayList<>()).add(ts);
+                    if (ev.hookId() == ReadyThread.HOOK_ID) readiesSinceBatch.computeIfAbsent(cpu, c -> new ArrayList<>()).add(ts);
                     if (ev.hookId() != CompactBatchDecoder.HOOK_ID) return;
                     counts[2]++;
                     List<Long> packets = new ArrayList<>();
@@ -148,11 +170,16 @@ class GeneratedTraceOrderTest {
                         if (packets.get(0) < e) counts[0]++;
                     }
                     threadEventsSinceBatch.remove(cpu);
+                    for (long e : readiesSinceBatch.getOrDefault(cpu, List.of())) {
+                        if (packets.get(0) < e) counts[4]++;
+                    }
+                    readiesSinceBatch.remove(cpu);
                 });
                 frontier[0] = Math.max(frontier[0], bufferMax[0]);
             }
         }
         assertTrue(counts[0] > 0, "some thread events precede, in their buffer, a batch with older switches");
+        assertTrue(counts[4] > 0, "ReadyThread events precede, in their buffer, a batch with older switches");
         assertTrue(counts[1] > counts[2] / 2, "most batches are logged after their last switch: " + counts[1] + " of " + counts[2]);
         assertEquals(0, counts[3], "everything reaches the trace within the logger's write delay");
     }
@@ -191,7 +218,7 @@ class GeneratedTraceOrderTest {
         long span = d.switches().get(d.switches().size() - 1).timestamp() - d.switches().get(0).timestamp();
         assertTrue(span > 2 * WRITE_DELAY, "the trace spans " + span + " ticks");
         // waiting only for what the logger may still write: no more than one write delay of items
-        long bound = mostWithinOneWriteDelay(d) + d.counters().threadEvents + d.counters().processEvents;
+        long bound = mostWithinOneWriteDelay(d, f) + d.counters().threadEvents + d.counters().processEvents;
         assertTrue(d.counters().peakQueued <= bound, d.counters().peakQueued + " queued, bound " + bound);
         assertTrue(d.counters().peakQueued < d.switches().size() / 2, d.counters().toMap().toString());
     }
@@ -212,7 +239,7 @@ class GeneratedTraceOrderTest {
         for (int i = 1; i < cpu1.length; i++) longestGap = Math.max(longestGap, cpu1[i] - cpu1[i - 1]);
         assertTrue(longestGap > 120 * second, "processor 1 was silent for " + longestGap / second + " s");
         assertTrue(d.switches().get(d.switches().size() - 1).timestamp() - start > 170 * second);
-        long bound = mostWithinOneWriteDelay(d) + d.counters().threadEvents + d.counters().processEvents;
+        long bound = mostWithinOneWriteDelay(d, f) + d.counters().threadEvents + d.counters().processEvents;
         assertTrue(d.counters().peakQueued <= bound, d.counters().peakQueued + " queued, bound " + bound);
         // the switch that took processor 1 idle left before the idle packet named its new thread
         assertEquals(1, d.counters().switchesBeforeNewThreadKnown);

@@ -52,14 +52,14 @@ class SwitchBatchSerdeTest {
     @Test
     void valuesPastTheEnumTablesTravelAsUnknown() {
         SwitchBatch b = new SwitchBatch(16).reset("s", "h");
-        b.add(0, 1, 2, SwitchBatch.SOURCE_CSWITCH, 100, 9, 17, 77, 1, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5);
+        b.add(0, 1, 2, SwitchBatch.SOURCE_CSWITCH, 100, 9, 17, 77, 1, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5, SwitchBatch.NO_TIME, SwitchBatch.NO_TIME, SwitchBatch.NONE, SwitchBatch.NONE);
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SwitchBatch back = serde.deserialize("t", serde.serialize("t", b));
         assertEquals(SwitchBatchSerde.UNKNOWN_VALUE, back.oldThreadState(0));
         assertEquals(SwitchBatchSerde.UNKNOWN_VALUE, back.oldThreadWaitReason(0));
         assertEquals(9, back.oldThreadPriority(0));
         // WaitMode has no Unknown symbol: a mode outside the table travels as null
-        b.add(0, 3, 4, SwitchBatch.SOURCE_CSWITCH, 100, 9, 5, 6, 7, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5);
+        b.add(0, 3, 4, SwitchBatch.SOURCE_CSWITCH, 100, 9, 5, 6, 7, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5, SwitchBatch.NO_TIME, SwitchBatch.NO_TIME, SwitchBatch.NONE, SwitchBatch.NONE);
         back = serde.deserialize("t", serde.serialize("t", b));
         assertEquals(SwitchBatch.NONE, back.oldThreadWaitMode(1));
         assertEquals(5, back.oldThreadState(1));
@@ -80,11 +80,33 @@ class SwitchBatchSerdeTest {
         assertEquals(b.rows(), new SwitchBatchSerde().deserialize("t", blocked).rows());
     }
 
+    /** A batch written before ready time existed (the first schema) still reads: the ready columns are null. */
+    @Test
+    void aBatchOfTheFirstSchemaReadsWithoutReadyTimes() throws Exception {
+        org.apache.avro.Schema v1 = io.swapstream.schemas.serde.SchemaHistory.earlier(ContextSwitchBatch.class).get(0);
+        SwitchBatch b = batches("cswitch", 2).get(0);
+        ContextSwitchBatch now = SwitchBatchSerde.toAvro(b);
+        org.apache.avro.generic.GenericRecord old = new org.apache.avro.generic.GenericData.Record(v1);
+        for (org.apache.avro.Schema.Field f : v1.getFields()) old.put(f.name(), now.get(f.name()));
+        byte[] bytes = new org.apache.avro.message.BinaryMessageEncoder<org.apache.avro.generic.GenericRecord>(
+                org.apache.avro.generic.GenericData.get(), v1).encode(old).array();
+        SwitchBatch back = new SwitchBatchSerde().deserialize("t", bytes);
+        assertEquals(b.count(), back.count());
+        for (int i = 0; i < b.count(); i++) {
+            ContextSwitch want = b.row(i);
+            assertEquals(new ContextSwitch(want.session(), want.host(), want.cpu(), want.timestamp(), want.timeNanos(), want.source(),
+                    want.oldThreadId(), want.oldThreadPriority(), want.oldThreadState(), want.oldThreadWaitReason(),
+                    want.oldThreadWaitMode(), want.newThreadId(), want.newThreadPriority(), want.newThreadWaitTicks(),
+                    want.pmcCounters(), want.newThreadTimeSinceLastNanos(), want.oldThreadRunNanos(), null, null, null, null),
+                    back.row(i));
+        }
+    }
+
     @Test
     void bytesThatAreNoBatchAreRefusedWithAReason() {
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SwitchBatch b = new SwitchBatch(16).reset("s", "h");
-        b.add(0, 1, 2, SwitchBatch.SOURCE_COMPACT, 100, 9, 5, 6, SwitchBatch.NONE, 104, SwitchBatch.NONE, 1, null, 10, 20);
+        b.add(0, 1, 2, SwitchBatch.SOURCE_COMPACT, 100, 9, 5, 6, SwitchBatch.NONE, 104, SwitchBatch.NONE, 1, null, 10, 20, 7, 3, 300, 40);
         byte[] good = serde.serialize("t", b);
         assertThrows(SerializationException.class, () -> serde.deserialize("t", new byte[] {1, 2, 3}));
         byte[] cut = Arrays.copyOf(good, good.length - 3);

@@ -21,7 +21,15 @@ class SwitchExpanderTest {
     static ContextSwitch sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
                             Integer nw, Integer newPri, Long ticks, Long since, Long run) {
         return new ContextSwitch(S, "host1", cpu, ts, ns(ts), src, old, oldPri, state, reason, mode, nw, newPri, ticks,
-                null, since, run);
+                null, since, run, null, null, null, null);
+    }
+
+    /** A switch with its ready fields. */
+    static ContextSwitch sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
+                            Integer nw, Integer newPri, Long ticks, Long since, Long run, Long ready, Long waits,
+                            Integer readier, Integer readierPid) {
+        return new ContextSwitch(S, "host1", cpu, ts, ns(ts), src, old, oldPri, state, reason, mode, nw, newPri, ticks,
+                null, since, run, ready, waits, readier, readierPid);
     }
 
     List<ContextSwitch> decodeScenario() throws Exception {
@@ -64,8 +72,9 @@ class SwitchExpanderTest {
                 sw(0, 1125, C, 0, null, null, null, null, null, null, null, null, null),
                 // TID 100 reused after Terminated: no time since last
                 sw(1, 1200, W, 200, 9, "Waiting", "DelayExecution", "UserMode", 100, 8, 2L, null, 14000L),
-                // 104 left cpu 0 at 1075 and comes in on cpu 1 at 1300: a wait across processors
-                sw(1, 1300, W, 100, 8, "Waiting", "WrQueue", "UserMode", 104, 12, 0L, 22500L, 10000L),
+                // 104 left cpu 0 at 1075 and comes in on cpu 1 at 1300: a wait across processors; it left
+                // in state Ready (preempted), so all 225 ticks are Ready time, none Waits, and no thread readied it
+                sw(1, 1300, W, 100, 8, "Waiting", "WrQueue", "UserMode", 104, 12, 0L, 22500L, 10000L, 22500L, 0L, null, null),
                 sw(1, 1350, W, 104, 12, "Waiting", "WrQueue", "UserMode", 0, null, null, null, 5000L),
                 // a Thread End event at 1400 resets 104
                 sw(1, 1500, W, 0, null, null, null, null, 104, 12, 7L, null, null));
@@ -121,8 +130,8 @@ class SwitchExpanderTest {
                 // the Thread End at its own time, between the switches around it
                 new ThreadInfo(S, 300, 40, null,
                         null, 8, null, ns(1050)),
-                // 100 was preempted on cpu 0 at 1040: 20 ticks
-                sw(1, 1060, C, 0, null, null, null, null, 100, null, null, 2000L, null),
+                // 100 was preempted on cpu 0 at 1040 (state Ready): 20 ticks, all of them Ready time
+                sw(1, 1060, C, 0, null, null, null, null, 100, null, null, 2000L, null, 2000L, 0L, null, null),
                 // TID 300 again: the Thread End at 1050 ended the first 300, so no time since last
                 sw(0, 1070, C, 104, 11, "Waiting", "DelayExecution", null, 300, null, 1L, null, 3000L),
                 // the last switch of each processor: new thread unknown

@@ -53,6 +53,13 @@ final class TinyTrace implements AutoCloseable {
         w.perfInfoEvent(cpu, 0x0525, 2, flushTs, null, null, p.array(), p.capacity());
     }
 
+    /** A ReadyThread event (0x0532) for {@code tid}, logged on {@code cpu}; flags 1: readied from a DPC. */
+    void readyThread(int cpu, long ts, int tid, int adjustReason, int adjustIncrement, int flags) {
+        ByteBuffer p = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+        p.putInt(0, tid).put(4, (byte) adjustReason).put(5, (byte) adjustIncrement).put(6, (byte) flags);
+        w.perfInfoEvent(cpu, 0x0532, 2, ts, null, null, p.array(), 8);
+    }
+
     void threadEnd(int cpu, long ts, int pid, int tid) {
         thread(cpu, ThreadEvent.END, ts, pid, tid);
     }

@@ -12,14 +12,16 @@ public final class AvroRecords {
         return new io.swapstream.schemas.avro.ContextSwitch(s.session(), s.host(), s.cpu(), s.timestamp(), s.timeNanos(),
                 s.source(), s.oldThreadId(), s.oldThreadPriority(), s.oldThreadState(), s.oldThreadWaitReason(),
                 s.oldThreadWaitMode(), s.newThreadId(), s.newThreadPriority(), s.newThreadWaitTicks(), s.pmcCounters(),
-                s.newThreadTimeSinceLastNanos(), s.oldThreadRunNanos());
+                s.newThreadTimeSinceLastNanos(), s.oldThreadRunNanos(), s.newThreadReadyNanos(), s.newThreadWaitsNanos(),
+                s.readyingThreadId(), s.readyingProcessId());
     }
 
     public static ContextSwitch of(io.swapstream.schemas.avro.ContextSwitch s) {
         return new ContextSwitch(s.getSession(), s.getHost(), s.getCpu(), s.getTimestamp(), s.getTimeNanos(),
                 s.getSource(), s.getOldThreadId(), s.getOldThreadPriority(), s.getOldThreadState(),
                 s.getOldThreadWaitReason(), s.getOldThreadWaitMode(), s.getNewThreadId(), s.getNewThreadPriority(),
-                s.getNewThreadWaitTicks(), s.getPmcCounters(), s.getNewThreadTimeSinceLastNanos(), s.getOldThreadRunNanos());
+                s.getNewThreadWaitTicks(), s.getPmcCounters(), s.getNewThreadTimeSinceLastNanos(), s.getOldThreadRunNanos(),
+                s.getNewThreadReadyNanos(), s.getNewThreadWaitsNanos(), s.getReadyingThreadId(), s.getReadyingProcessId());
     }
 
     public static io.swapstream.schemas.avro.ThreadInfo of(ThreadInfo t) {

@@ -16,6 +16,8 @@ final class EtlScheduleWriter implements ScheduleSink {
     private final CompactBatchEncoder[] encoders;
     private final byte[] cswitch = new byte[24];
     private final ByteBuffer cs = ByteBuffer.wrap(cswitch).order(ByteOrder.LITTLE_ENDIAN);
+    private final byte[] readyPayload = new byte[8];
+    private final ByteBuffer ready = ByteBuffer.wrap(readyPayload).order(ByteOrder.LITTLE_ENDIAN);
 
     EtlScheduleWriter(EtlWriter w, boolean compact, int processors, int maximumWaitReason) {
         this.w = w;
@@ -41,6 +43,13 @@ final class EtlScheduleWriter implements ScheduleSink {
         cs.put(13, (byte) (oldUserMode ? 1 : 0)).put(14, (byte) oldState).put(15, (byte) cpu);
         cs.putInt(16, newWaitTicks).putInt(20, 0);
         w.perfInfoEvent(cpu, 0x0524, 4, ts, pmc, null, cswitch, 24);
+    }
+
+    @Override
+    public void onReady(int cpu, long ts, int tid, int readier, int adjustReason, int adjustIncrement, int flags) {
+        // ReadyThread (ETW-FORMATS.md §7): AwakenedThreadId, AdjustReason, AdjustIncrement, Flags, reserved
+        ready.putInt(0, tid).put(4, (byte) adjustReason).put(5, (byte) adjustIncrement).put(6, (byte) flags).put(7, (byte) 0);
+        w.perfInfoEvent(cpu, 0x0532, 2, ts, null, null, readyPayload, 8);
     }
 
     @Override

@@ -21,10 +21,18 @@ public final class ScheduleRecorder implements ScheduleSink {
      * {@code oldThreadRun} are in ticks, null when DESIGN.md says they are not known.
      */
     public record Switch(int cpu, long ts, int oldTid, int newTid, int oldPriority, int newPriority, int oldState,
-                         int oldWaitReason, int newWaitTicks, Long newThreadTimeSinceLast, Long oldThreadRun) {}
+                         int oldWaitReason, int newWaitTicks, Long newThreadTimeSinceLast, Long oldThreadRun,
+                         Long newThreadReady, Long newThreadWaits, Integer readier) {}
 
-    /** A decision: a switch, or a thread's end (rank 0: at equal times before switches, as the merge orders). */
-    private record Decision(long ts, int rank, int cpu, long seq, Switch sw, int endedTid) {}
+    /**
+     * A decision: a switch, a thread's end, or a wake-up with the thread that did it as the
+     * simulator knew it (0: a DPC or idle); rank 0 at equal times before switches, as the merge orders.
+     */
+    private record Decision(long ts, int rank, int cpu, long seq, Switch sw, int endedTid, int readiedTid, int readier) {}
+
+    static final int STATE_WAITING = 5;
+    static final int STATE_TRANSITION = 6;
+    static final int STATE_WAITING_FOR_PROCESS_IN_SWAP = 9;
 
     private final List<Decision> decisions = new ArrayList<>();
 
@@ -32,12 +40,18 @@ public final class ScheduleRecorder implements ScheduleSink {
     public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
                          int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc) {
         decisions.add(new Decision(ts, 1, cpu, decisions.size(),
-                new Switch(cpu, ts, oldTid, newTid, oldPriority, newPriority, oldState, oldWaitReason, newWaitTicks, null, null), -1));
+                new Switch(cpu, ts, oldTid, newTid, oldPriority, newPriority, oldState, oldWaitReason, newWaitTicks, null, null,
+                        null, null, null), -1, -1, 0));
     }
 
     @Override
     public void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) {
-        if (hookId == THREAD_END) decisions.add(new Decision(ts, 0, cpu, decisions.size(), null, tid));
+        if (hookId == THREAD_END) decisions.add(new Decision(ts, 0, cpu, decisions.size(), null, tid, -1, 0));
+    }
+
+    @Override
+    public void onReady(int cpu, long ts, int tid, int readier, int adjustReason, int adjustIncrement, int flags) {
+        decisions.add(new Decision(ts, 0, cpu, decisions.size(), null, -1, tid, readier));
     }
 
     /** Every switch in time order (then processor), with its derived times. */
@@ -48,10 +62,28 @@ public final class ScheduleRecorder implements ScheduleSink {
         Map<Integer, Long> lastOut = new HashMap<>();
         Map<Integer, int[]> current = new HashMap<>();
         Map<Integer, Long> since = new HashMap<>();
+        // DESIGN.md "Ready time": since its last switch-out, a thread's first wake-up, else that
+        // switch-out when it left runnable; the readier as the simulator knew it (null: preempted, DPC, idle)
+        Map<Integer, Long> readyAt = new HashMap<>();
+        Map<Integer, Integer> readiedBy = new HashMap<>();
+        java.util.Set<Integer> readyFromSwitchOut = new java.util.HashSet<>();
         List<Switch> out = new ArrayList<>();
         for (Decision d : sorted) {
+            if (d.readiedTid() >= 0) {
+                int tid = d.readiedTid();
+                if (!readyAt.containsKey(tid) || readyFromSwitchOut.contains(tid)) {
+                    readyAt.put(tid, d.ts());
+                    readyFromSwitchOut.remove(tid);
+                    if (d.readier() != 0) readiedBy.put(tid, d.readier());
+                    else readiedBy.remove(tid);
+                }
+                continue;
+            }
             if (d.sw() == null) {
                 lastOut.remove(d.endedTid());
+                readyAt.remove(d.endedTid());
+                readiedBy.remove(d.endedTid());
+                readyFromSwitchOut.remove(d.endedTid());
                 continue;
             }
             Switch s = d.sw();
@@ -61,13 +93,31 @@ public final class ScheduleRecorder implements ScheduleSink {
             if (s.oldTid() != 0) {
                 if (s.oldState() == STATE_TERMINATED) lastOut.remove(s.oldTid());
                 else lastOut.put(s.oldTid(), s.ts());
+                readyAt.remove(s.oldTid());
+                readiedBy.remove(s.oldTid());
+                readyFromSwitchOut.remove(s.oldTid());
+                int st = s.oldState();
+                if (st != STATE_WAITING && st != STATE_TRANSITION && st != STATE_WAITING_FOR_PROCESS_IN_SWAP && st != STATE_TERMINATED) {
+                    readyAt.put(s.oldTid(), s.ts());
+                    readyFromSwitchOut.add(s.oldTid());
+                }
             }
             Long sinceLast = null;
             if (s.newTid() != 0 && lastOut.containsKey(s.newTid())) sinceLast = s.ts() - lastOut.get(s.newTid());
+            Long ready = null;
+            Long waits = null;
+            Integer readier = null;
+            if (s.newTid() != 0 && readyAt.containsKey(s.newTid())) {
+                long at = readyAt.remove(s.newTid());
+                ready = s.ts() - at;
+                if (lastOut.containsKey(s.newTid())) waits = at - lastOut.get(s.newTid());
+                readier = readyFromSwitchOut.remove(s.newTid()) ? null : readiedBy.get(s.newTid());
+                readiedBy.remove(s.newTid());
+            }
             current.put(s.cpu(), new int[] {s.newTid()});
             since.put(s.cpu(), s.ts());
             out.add(new Switch(s.cpu(), s.ts(), s.oldTid(), s.newTid(), s.oldPriority(), s.newPriority(), s.oldState(),
-                    s.oldWaitReason(), s.newWaitTicks(), sinceLast, run));
+                    s.oldWaitReason(), s.newWaitTicks(), sinceLast, run, ready, waits, readier));
         }
         return out;
     }

@@ -11,6 +11,14 @@ public interface ScheduleSink {
     void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
                   int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc);
 
+    /**
+     * A ReadyThread event: {@code tid} became Ready, logged on {@code cpu} at once (not batched).
+     *
+     * @param readier the thread running on {@code cpu} that readied it, 0 for a DPC or the idle thread
+     * @param flags   1: readied from a DPC
+     */
+    default void onReady(int cpu, long ts, int tid, int readier, int adjustReason, int adjustIncrement, int flags) { }
+
     default void onProcess(int cpu, long ts, int hookId, int pid, int parentPid, String image, String commandLine) { }
 
     default void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) { }

@@ -18,6 +18,12 @@ record ScheduleTee(ScheduleSink first, ScheduleSink second) implements ScheduleS
     }
 
     @Override
+    public void onReady(int cpu, long ts, int tid, int readier, int adjustReason, int adjustIncrement, int flags) {
+        first.onReady(cpu, ts, tid, readier, adjustReason, adjustIncrement, flags);
+        second.onReady(cpu, ts, tid, readier, adjustReason, adjustIncrement, flags);
+    }
+
+    @Override
     public void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) {
         first.onThread(cpu, ts, hookId, pid, tid, basePriority);
         second.onThread(cpu, ts, hookId, pid, tid, basePriority);

@@ -31,6 +31,10 @@ public final class SchedulerSimulator {
 
     final GeneratorOptions o;
     final Random rnd;
+    /** Who readies whom: a stream of its own, so the schedule itself is the same with or without ReadyThread events. */
+    final Random readyRnd;
+    /** When each processor last switched: a ReadyThread event at that same time would be ambiguous about its readier. */
+    final long[] switchedAt;
     final ScheduleSink sink;
     final List<SimThread> threads = new ArrayList<>();
     final ArrayDeque<Integer> freeTids = new ArrayDeque<>();
@@ -72,6 +76,9 @@ public final class SchedulerSimulator {
     public SchedulerSimulator(GeneratorOptions o, ScheduleSink sink) {
         this.o = o;
         this.rnd = new Random(o.seed());
+        this.readyRnd = new Random(o.seed() * 0x9E3779B97F4A7C15L + 0x532);
+        this.switchedAt = new long[o.processors()];
+        java.util.Arrays.fill(switchedAt, Long.MIN_VALUE);
         this.sink = sink;
         this.active = o.activeCpus();
         this.running = new SimThread[o.processors()];
@@ -162,7 +169,9 @@ public final class SchedulerSimulator {
 
     private void wake(SimThread t, long generation) {
         if (!t.alive || generation != t.generation) return;
-        if (t.base < 16) t.priority = Math.min(15, t.base + 1 + rnd.nextInt(2));
+        int boosted = t.base < 16 ? Math.min(15, t.base + 1 + rnd.nextInt(2)) : t.base;
+        readied(t, boosted - t.priority);
+        t.priority = boosted;
         t.burstLeft = burst(t);
         // prefer the thread's last processor, then any idle one
         int cpu = running[t.lastCpu] == null && usable(t.lastCpu) ? t.lastCpu : -1;
@@ -186,6 +195,27 @@ public final class SchedulerSimulator {
         } else {
             enqueue(t);
         }
+    }
+
+    /**
+     * Logs the wake-up as the kernel does: a ReadyThread event on the processor of the code that
+     * readied {@code t}, a DPC on any processor (a timer, an I/O completion) or a thread running on one.
+     */
+    private void readied(SimThread t, int increment) {
+        int cpus = 0;
+        for (int c = 0; c < running.length; c++) if (usable(c) && switchedAt[c] != now) cpus++;
+        if (cpus == 0) return; // every processor switched at this very tick: leave this wake-up unlogged
+        int pick = readyRnd.nextInt(cpus);
+        int cpu = -1;
+        for (int c = 0; c < running.length; c++) {
+            if (usable(c) && switchedAt[c] != now && pick-- == 0) {
+                cpu = c;
+                break;
+            }
+        }
+        boolean dpc = running[cpu] == null || readyRnd.nextInt(4) == 0;
+        int readier = dpc || running[cpu] == null ? 0 : running[cpu].tid;
+        sink.onReady(cpu, now, t.tid, readier, increment > 0 ? 2 : 1, increment, dpc ? 1 : 0);
     }
 
     private void enqueue(SimThread t) {
@@ -286,6 +316,7 @@ public final class SchedulerSimulator {
             old.lastCpu = cpu;
         }
         running[cpu] = next;
+        switchedAt[cpu] = now;
         sliceStart[cpu] = now;
         onSince[cpu] = now;
         lastSwitch[cpu]++;

@@ -29,6 +29,8 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
         Schema schema = SpecificData.get().getSchema(type);
         this.encoder = new BinaryMessageEncoder<>(SpecificData.get(), schema);
         this.decoder = new BinaryMessageDecoder<>(SpecificData.get(), schema);
+        // records written under an earlier schema still read, new fields at their defaults
+        for (Schema earlier : SchemaHistory.earlier(type)) decoder.addSchema(earlier);
     }
 
     /**

@@ -36,6 +36,39 @@ class SingleObjectAvroSerdeTest {
         assertNull(back.getNewThreadId());
     }
 
+    /** A record written under the first schema, before ready time: it reads, the ready fields at their defaults. */
+    @Test
+    void recordsOfTheFirstSchemaStillRead() throws Exception {
+        Schema v1 = SchemaHistory.earlier(io.swapstream.schemas.avro.ThreadStats.class).get(0);
+        GenericRecord old = new GenericData.Record(v1);
+        for (Schema.Field f : v1.getFields()) {
+            old.put(f.name(), switch (f.name()) {
+                case "session" -> "h:L:1";
+                case "host" -> "h";
+                case "waitReasonCounts" -> Map.of("WrQueue", 3L);
+                case "priorityHistogram" -> java.util.Collections.nCopies(32, 0L);
+                case "final" -> true;
+                default -> f.schema().getType() == Schema.Type.LONG ? (Object) 7L
+                        : f.schema().getType() == Schema.Type.INT ? (Object) 7 : null;
+            });
+        }
+        byte[] bytes = new org.apache.avro.message.BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old).array();
+        io.swapstream.schemas.avro.ThreadStats back =
+                new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class).deserialize("t", bytes);
+        assertEquals(7L, back.getWaitCount());
+        assertEquals(0L, back.getReadyCount());
+        assertNull(back.getReadyP99Nanos());
+        assertEquals(Map.of(), back.getTopReadiers());
+        assertEquals(true, back.getFinal$());
+
+        Schema cs1 = SchemaHistory.earlier(ContextSwitch.class).get(0);
+        GenericRecord oldSwitch = new GenericData.Record(cs1);
+        for (Schema.Field f : cs1.getFields()) oldSwitch.put(f.name(), sample().get(f.name()));
+        ContextSwitch sw = new SingleObjectAvroSerde<>(ContextSwitch.class).deserialize("t",
+                new org.apache.avro.message.BinaryMessageEncoder<GenericRecord>(GenericData.get(), cs1).encode(oldSwitch).array());
+        assertEquals(sample(), sw);
+    }
+
     @Test
     void factoryIsPluggable() {
         assertEquals(SingleObjectSerdeFactory.class, RecordSerdeFactory.from(Map.of()).getClass());

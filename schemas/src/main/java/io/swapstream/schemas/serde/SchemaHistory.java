@@ -1,0 +1,34 @@
+package io.swapstream.schemas.serde;
+
+import io.swapstream.schemas.avro.ThreadInfo;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.Schema;
+
+/**
+ * The earlier versions of a record's schema, kept as resources
+ * ({@code io/swapstream/schemas/avro-history/NAME.vN.avsc}, N from 1), so that readers resolve
+ * records written before a field was added.
+ */
+public final class SchemaHistory {
+    private SchemaHistory() {}
+
+    public static List<Schema> earlier(Class<?> type) {
+        List<Schema> out = new ArrayList<>();
+        for (int v = 1; ; v++) {
+            String name = "/io/swapstream/schemas/avro-history/" + type.getSimpleName() + ".v" + v + ".avsc";
+            try (InputStream in = SchemaHistory.class.getResourceAsStream(name)) {
+                if (in == null) return out;
+                // named types the old schema refers to and that never changed
+                Schema.Parser parser = new Schema.Parser();
+                parser.addTypes(List.of(ThreadInfo.getClassSchema()));
+                out.add(parser.parse(in));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}
