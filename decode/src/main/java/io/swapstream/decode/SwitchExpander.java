@@ -638,7 +638,8 @@ public final class SwitchExpander {
     }
 
     private Item item(Lane lane, long ts, int rank) {
-        Item it = free.pollFirst();
+        // the item freed last is still in cache; the oldest one is not
+        Item it = free.pollLast();
         if (it == null) it = new Item();
         it.clear();
         it.ts = ts;

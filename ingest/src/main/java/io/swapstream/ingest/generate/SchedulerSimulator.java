@@ -199,23 +199,33 @@ public final class SchedulerSimulator {
 
     /**
      * Logs the wake-up as the kernel does: a ReadyThread event on the processor of the code that
-     * readied {@code t}, a DPC on any processor (a timer, an I/O completion) or a thread running on one.
+     * readied {@code t}: mostly a thread running on some processor (a lock released, an event set),
+     * else a DPC (a timer, an I/O completion), here on the processor the thread last ran on.
      */
     private void readied(SimThread t, int increment) {
-        int cpus = 0;
-        for (int c = 0; c < running.length; c++) if (usable(c) && switchedAt[c] != now) cpus++;
-        if (cpus == 0) return; // every processor switched at this very tick: leave this wake-up unlogged
-        int pick = readyRnd.nextInt(cpus);
         int cpu = -1;
-        for (int c = 0; c < running.length; c++) {
-            if (usable(c) && switchedAt[c] != now && pick-- == 0) {
-                cpu = c;
-                break;
+        boolean dpc = readyRnd.nextInt(4) == 0;
+        if (!dpc) {
+            int busy = 0;
+            for (int c = 0; c < running.length; c++) if (readyFrom(c) && running[c] != null) busy++;
+            if (busy == 0) {
+                dpc = true;
+            } else {
+                int pick = readyRnd.nextInt(busy);
+                for (int c = 0; cpu < 0; c++) if (readyFrom(c) && running[c] != null && pick-- == 0) cpu = c;
             }
         }
-        boolean dpc = running[cpu] == null || readyRnd.nextInt(4) == 0;
-        int readier = dpc || running[cpu] == null ? 0 : running[cpu].tid;
-        sink.onReady(cpu, now, t.tid, readier, increment > 0 ? 2 : 1, increment, dpc ? 1 : 0);
+        if (dpc) {
+            if (readyFrom(t.lastCpu)) cpu = t.lastCpu;
+            for (int c = 0; cpu < 0 && c < running.length; c++) if (readyFrom(c)) cpu = c;
+            if (cpu < 0) return; // every processor switched at this very tick: leave this wake-up unlogged
+        }
+        sink.onReady(cpu, now, t.tid, dpc ? 0 : running[cpu].tid, increment > 0 ? 2 : 1, increment, dpc ? 1 : 0);
+    }
+
+    /** A ReadyThread event may be logged on {@code cpu} now: it runs, and did not switch at this very tick. */
+    private boolean readyFrom(int cpu) {
+        return usable(cpu) && switchedAt[cpu] != now;
     }
 
     private void enqueue(SimThread t) {
