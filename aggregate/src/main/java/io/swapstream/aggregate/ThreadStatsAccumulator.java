@@ -206,14 +206,26 @@ public final class ThreadStatsAccumulator {
     private Map<String, Long> topReadiers() {
         Map<String, Long> top = new LinkedHashMap<>();
         if (readiers == null) return top;
-        int[] ids = readiers.keySet().toIntArray();
-        Integer[] order = new Integer[ids.length];
-        for (int i = 0; i < ids.length; i++) order[i] = ids[i];
-        Arrays.sort(order, (a, b) -> {
-            int c = Long.compare(readiers.get((int) b), readiers.get((int) a));
-            return c != 0 ? c : Integer.compare(a, b);
-        });
-        for (int i = 0; i < Math.min(TOP_READIERS, order.length); i++) top.put(Integer.toString(order[i]), readiers.get((int) order[i]));
+        // one pass keeping the best five in order: a thread may have been readied by thousands
+        int[] ids = new int[TOP_READIERS];
+        long[] counts = new long[TOP_READIERS];
+        int n = 0;
+        for (Int2LongMap.Entry e : readiers.int2LongEntrySet()) {
+            int id = e.getIntKey();
+            long c = e.getLongValue();
+            int at = n;
+            while (at > 0 && (counts[at - 1] < c || (counts[at - 1] == c && ids[at - 1] > id))) at--;
+            if (at >= TOP_READIERS) continue;
+            int last = Math.min(n, TOP_READIERS - 1);
+            for (int k = last; k > at; k--) {
+                ids[k] = ids[k - 1];
+                counts[k] = counts[k - 1];
+            }
+            ids[at] = id;
+            counts[at] = c;
+            if (n < TOP_READIERS) n++;
+        }
+        for (int i = 0; i < n; i++) top.put(Integer.toString(ids[i]), counts[i]);
         return top;
     }
 

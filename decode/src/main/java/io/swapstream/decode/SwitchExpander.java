@@ -3,8 +3,6 @@ package io.swapstream.decode;
 import io.swapstream.schemas.etw.LoggerTiming;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
-import it.unimi.dsi.fastutil.ints.Int2LongMap;
-import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
@@ -60,16 +58,8 @@ public final class SwitchExpander {
     private long observedDelay;
     private final Merge queue = new Merge();
     private final ArrayDeque<Item> free = new ArrayDeque<>();
-    /** Each live thread's latest switch-out (Unix nanoseconds), for the next switch-in's wait. */
-    private final Int2LongOpenHashMap lastSwitchOutNanos = newOutTimes();
-    /**
-     * Each thread's ready time since its last switch-out (DESIGN.md "Ready time"), the thread that
-     * readied it ({@link SwitchBatch#NONE} for a DPC, idle or unknown; {@link #READY_AT_SWITCH_OUT})
-     * and that thread's process: live threads waiting for a processor, so bounded like the rest.
-     */
-    private final Int2LongOpenHashMap readyAtNanos = newOutTimes();
-    private final it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap readiers = newIds();
-    private final it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap readierProcesses = newIds();
+    /** Each live thread's latest switch-out and ready state (Unix nanoseconds), for its next switch-in. */
+    private final ThreadTimes times = new ThreadTimes();
     private Lane[] lanes;
     private long seq;
     /** The latest time any processor has logged. */
@@ -324,18 +314,6 @@ public final class SwitchExpander {
     public ExpansionCounters counters() { return counters; }
     public ThreadDirectory directory() { return directory; }
 
-    private static Int2LongOpenHashMap newOutTimes() {
-        Int2LongOpenHashMap m = new Int2LongOpenHashMap();
-        m.defaultReturnValue(SwitchBatch.NO_TIME);
-        return m;
-    }
-
-    private static it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap newIds() {
-        it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap m = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
-        m.defaultReturnValue(SwitchBatch.NONE);
-        return m;
-    }
-
     /** Items waiting in the merge now. */
     public int queued() { return queue.size(); }
 
@@ -361,10 +339,18 @@ public final class SwitchExpander {
             }
         });
         if (failed[0] != null) throw failed[0];
-        o.writeInt(lastSwitchOutNanos.size());
-        for (Int2LongMap.Entry e : lastSwitchOutNanos.int2LongEntrySet()) {
-            o.writeInt(e.getIntKey());
-            o.writeLong(e.getLongValue());
+        int outs = 0;
+        int readies = 0;
+        for (int k = 0; k < times.capacityUsed(); k++) {
+            if (!times.live(k)) continue;
+            if (times.lastOut[k] != SwitchBatch.NO_TIME) outs++;
+            if (times.readyAt[k] != SwitchBatch.NO_TIME) readies++;
+        }
+        o.writeInt(outs);
+        for (int k = 0; k < times.capacityUsed(); k++) {
+            if (!times.live(k) || times.lastOut[k] == SwitchBatch.NO_TIME) continue;
+            o.writeInt(times.tid[k]);
+            o.writeLong(times.lastOut[k]);
         }
         o.writeLong(seq);
         o.writeLong(frontier);
@@ -375,12 +361,13 @@ public final class SwitchExpander {
         o.writeLong(observedDelay);
         counters.write(o);
         directory.write(o);
-        o.writeInt(readyAtNanos.size());
-        for (Int2LongMap.Entry e : readyAtNanos.int2LongEntrySet()) {
-            o.writeInt(e.getIntKey());
-            o.writeLong(e.getLongValue());
-            o.writeInt(readiers.get(e.getIntKey()));
-            o.writeInt(readierProcesses.get(e.getIntKey()));
+        o.writeInt(readies);
+        for (int k = 0; k < times.capacityUsed(); k++) {
+            if (!times.live(k) || times.readyAt[k] == SwitchBatch.NO_TIME) continue;
+            o.writeInt(times.tid[k]);
+            o.writeLong(times.readyAt[k]);
+            o.writeInt(times.readier[k]);
+            o.writeInt(times.readierProcess[k]);
         }
     }
 
@@ -407,8 +394,11 @@ public final class SwitchExpander {
             bySeq.put(it.seq, it);
         }
         for (int i = 0; i < n; i++) lanes[i].pending = pendingSeq[i] < 0 ? null : bySeq.get(pendingSeq[i]);
-        lastSwitchOutNanos.clear();
-        for (int k = in.readInt(); k > 0; k--) lastSwitchOutNanos.put(in.readInt(), in.readLong());
+        times.clear();
+        for (int k = in.readInt(); k > 0; k--) {
+            int slot = times.slotOrNew(in.readInt());
+            times.lastOut[slot] = in.readLong();
+        }
         seq = in.readLong();
         frontier = in.readLong();
         safeBefore = in.readLong();
@@ -418,22 +408,14 @@ public final class SwitchExpander {
         observedDelay = in.readLong();
         counters.read(in, version);
         directory.read(in);
-        readyAtNanos.clear();
-        readiers.clear();
-        readierProcesses.clear();
         if (version >= 2) {
             for (int k = in.readInt(); k > 0; k--) {
-                int tid = in.readInt();
-                readyAtNanos.put(tid, in.readLong());
-                putId(readiers, tid, in.readInt());
-                putId(readierProcesses, tid, in.readInt());
+                int slot = times.slotOrNew(in.readInt());
+                times.readyAt[slot] = in.readLong();
+                times.readier[slot] = in.readInt();
+                times.readierProcess[slot] = in.readInt();
             }
         }
-    }
-
-    private static void putId(it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap m, int key, int value) {
-        if (value == SwitchBatch.NONE) m.remove(key);
-        else m.put(key, value);
     }
 
     /** One queued item; times relative to {@code base} and small numbers as varints keep a checkpoint short. */
@@ -713,23 +695,17 @@ public final class SwitchExpander {
      * ready time (over a runnable switch-out's), readied by the thread then on this processor.
      */
     private void onReady(Lane lane, Item it, long nanos) {
-        int tid = it.readyTid;
-        if (readyAtNanos.get(tid) != SwitchBatch.NO_TIME && readiers.get(tid) != READY_AT_SWITCH_OUT) return;
-        readyAtNanos.put(tid, nanos);
+        int s = times.slotOrNew(it.readyTid);
+        if (times.readyAt[s] != SwitchBatch.NO_TIME && times.readier[s] != READY_AT_SWITCH_OUT) return;
+        times.readyAt[s] = nanos;
         int by = lane.currentTid;
         if ((it.readyFlags & ReadyThread.FLAG_READIED_FROM_DPC) != 0 || by <= 0) {
-            readiers.remove(tid);
-            readierProcesses.remove(tid);
+            times.readier[s] = SwitchBatch.NONE;
+            times.readierProcess[s] = SwitchBatch.NONE;
         } else {
-            readiers.put(tid, by);
-            putId(readierProcesses, tid, directory.processOf(by));
+            times.readier[s] = by;
+            times.readierProcess[s] = directory.processOf(by);
         }
-    }
-
-    private void forgetReady(int tid) {
-        readyAtNanos.remove(tid);
-        readiers.remove(tid);
-        readierProcesses.remove(tid);
     }
 
     private void forceOut(Item head) {
@@ -772,8 +748,7 @@ public final class SwitchExpander {
         if (it.thread != null) {
             ThreadInfo info = directory.onThread(it.thread, nanos);
             if (it.thread.isEnd()) {
-                lastSwitchOutNanos.remove(it.thread.threadId());
-                forgetReady(it.thread.threadId());
+                times.forget(it.thread.threadId());
             }
             batch.addThread(info);
             if (threadsOut != null) threadsOut.accept(info);
@@ -796,36 +771,36 @@ public final class SwitchExpander {
             runNanos = nanos - lane.currentSinceNanos;
         }
         if (!oldIdle) {
-            if (it.oldState == KernelEnums.STATE_TERMINATED) lastSwitchOutNanos.remove(it.oldTid);
-            else lastSwitchOutNanos.put(it.oldTid, nanos);
+            int s = times.slotOrNew(it.oldTid);
+            times.lastOut[s] = it.oldState == KernelEnums.STATE_TERMINATED ? SwitchBatch.NO_TIME : nanos;
             // a new wait begins: what readied the thread before is spent
-            forgetReady(it.oldTid);
+            times.clearReady(s);
             if (KernelEnums.isRunnable(it.oldState)) {
-                readyAtNanos.put(it.oldTid, nanos);
-                readiers.put(it.oldTid, READY_AT_SWITCH_OUT);
+                times.readyAt[s] = nanos;
+                times.readier[s] = READY_AT_SWITCH_OUT;
             }
+            times.releaseIfEmpty(s);
         }
         int newTid = it.newTid >= 0 && !it.newThreadUnnamed ? it.newTid : SwitchBatch.NONE;
         boolean newIdle = newTid == 0;
         long sinceLast = SwitchBatch.NO_TIME;
-        if (newTid != SwitchBatch.NONE && !newIdle) {
-            long outAt = lastSwitchOutNanos.get(newTid);
-            if (outAt != SwitchBatch.NO_TIME) sinceLast = nanos - outAt;
-        }
         long readyNanos = SwitchBatch.NO_TIME;
         long waitsNanos = SwitchBatch.NO_TIME;
         int readier = SwitchBatch.NONE;
         int readierProcess = SwitchBatch.NONE;
-        if (newTid != SwitchBatch.NONE && !newIdle) {
-            long readyAt = readyAtNanos.get(newTid);
+        int s = newTid != SwitchBatch.NONE && !newIdle ? times.slot(newTid) : -1;
+        if (s >= 0) {
+            long outAt = times.lastOut[s];
+            if (outAt != SwitchBatch.NO_TIME) sinceLast = nanos - outAt;
+            long readyAt = times.readyAt[s];
             if (readyAt != SwitchBatch.NO_TIME) {
                 readyNanos = nanos - readyAt;
-                long outAt = lastSwitchOutNanos.get(newTid);
                 if (outAt != SwitchBatch.NO_TIME) waitsNanos = readyAt - outAt;
-                readier = readiers.get(newTid);
+                readier = times.readier[s];
                 if (readier == READY_AT_SWITCH_OUT) readier = SwitchBatch.NONE;
-                else readierProcess = readierProcesses.get(newTid);
-                forgetReady(newTid);
+                else readierProcess = times.readierProcess[s];
+                times.clearReady(s);
+                times.releaseIfEmpty(s);
             }
         }
         lane.currentTid = newTid != SwitchBatch.NONE ? newTid : it.newThreadUnnamed ? UNNAMED_THREAD : -1;

@@ -14,6 +14,14 @@ public final class ThreadDirectory {
     private final String session;
     private final Map<Integer, String> processNames = new HashMap<>();
     private final Map<Integer, ThreadInfo> threads = new HashMap<>();
+    /** Each live thread's process, for {@link #processOf} once per ReadyThread event: no boxing there. */
+    private final it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap processes = newProcesses();
+
+    private static it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap newProcesses() {
+        it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap m = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
+        m.defaultReturnValue(SwitchBatch.NONE);
+        return m;
+    }
 
     public ThreadDirectory(String session) {
         this.session = session;
@@ -44,13 +52,18 @@ public final class ThreadDirectory {
         }
         if (t.isEnd()) threads.remove(t.threadId());
         else threads.put(t.threadId(), info);
+        remember(info);
         return info;
+    }
+
+    private void remember(ThreadInfo info) {
+        if (info.endNanos() != null || info.processId() == null) processes.remove(info.threadId());
+        else processes.put(info.threadId(), (int) info.processId());
     }
 
     /** The process of a live thread, or {@link SwitchBatch#NONE} when no event named it. */
     public int processOf(int tid) {
-        ThreadInfo t = threads.get(tid);
-        return t == null || t.processId() == null ? SwitchBatch.NONE : t.processId();
+        return processes.get(tid);
     }
 
     /** Live threads and processes known: what a checkpoint holds. */
@@ -77,11 +90,14 @@ public final class ThreadDirectory {
     void read(DataInput in) throws IOException {
         processNames.clear();
         threads.clear();
+        processes.clear();
         for (int n = in.readInt(); n > 0; n--) processNames.put(in.readInt(), in.readUTF());
         for (int n = in.readInt(); n > 0; n--) {
             int tid = in.readInt();
-            threads.put(tid, new ThreadInfo(session, tid, StateCodec.integer(in), StateCodec.string(in), StateCodec.string(in),
-                    StateCodec.integer(in), StateCodec.longValue(in), StateCodec.longValue(in)));
+            ThreadInfo t = new ThreadInfo(session, tid, StateCodec.integer(in), StateCodec.string(in), StateCodec.string(in),
+                    StateCodec.integer(in), StateCodec.longValue(in), StateCodec.longValue(in));
+            threads.put(tid, t);
+            remember(t);
         }
     }
 }
