@@ -7,10 +7,7 @@ import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -57,7 +54,6 @@ public final class SwitchExpander {
     /** How late items actually came: the bound grows to twice that when the logger breaks it. */
     private long observedDelay;
     private final Merge queue = new Merge();
-    private final ArrayDeque<Item> free = new ArrayDeque<>();
     /** Each live thread's latest switch-out and ready state (Unix nanoseconds), for its next switch-in. */
     private final ThreadTimes times = new ThreadTimes();
     private Lane[] lanes;
@@ -71,61 +67,39 @@ public final class SwitchExpander {
     private boolean sawCSwitch;
     private Lane compactLane;
 
-    /** One queued item: a switch (a compact one possibly waiting for its new thread) or a thread/process event. */
-    private static final class Item {
-        long ts;
-        int rank;
-        int cpu;
-        long seq;
-        boolean complete;
-        boolean newThreadUnnamed;
-        int source;
-        int oldTid;
-        int oldPriority;
-        int oldState;
-        int oldWaitReason;
-        int oldWaitMode;
-        int newTid;
-        int newPriority;
-        long newWaitTicks;
-        long[] pmc;
-        /** A ReadyThread event: the awakened thread (else -1) and the event's flags. */
-        int readyTid;
-        int readyFlags;
-        ThreadEvent thread;
-        ProcessEvent process;
-
-        void clear() {
-            complete = false;
-            newThreadUnnamed = false;
-            source = 0;
-            oldTid = 0;
-            oldPriority = -1;
-            oldState = -1;
-            oldWaitReason = -1;
-            oldWaitMode = -1;
-            newTid = -1;
-            newPriority = -1;
-            newWaitTicks = -1;
-            pmc = null;
-            readyTid = -1;
-            readyFlags = 0;
-            thread = null;
-            process = null;
-        }
-    }
+    /** Merge.kind of an item in a processor's event queue; switches are kind 0. */
+    private static final int KIND_SWITCH = 0;
+    private static final int KIND_THREAD = 1;
+    private static final int KIND_PROCESS = 2;
+    private static final int KIND_READY = 3;
 
     /**
-     * The queued items: per processor one first-in-first-out queue per kind (thread/process events,
-     * CSwitch events, compact packets), each already in time order as the logger writes it (§1, §5),
-     * merged by a small heap over their heads: a few comparisons per item however many wait.
+     * The queued items: per processor one first-in-first-out queue per kind (thread, process and
+     * ReadyThread events; CSwitch events; compact packets), each already in time order as the logger
+     * writes it (§1, §5), merged by a small heap over their heads: a few comparisons per item however
+     * many wait. Each queue is a ring held in columns, not an object per item: the merge reads the
+     * rings front to back, which the processor's prefetcher follows, where objects scattered over the
+     * heap cost a cache miss each. A ReadyThread event keeps its awakened thread in {@code oldTid}
+     * and its flags in {@code oldState}.
      */
     private static final class Merge {
-        /** Per source a ring of items (length a power of two), its head position and count. */
-        private Item[][] rings = new Item[0][];
-        private int[] head = new int[0];
-        private int[] count = new int[0];
-        /** Each source's head item's time and sequence, so that comparing sources reads no item. */
+        int[] head = new int[0];
+        int[] count = new int[0];
+        long[][] ts = new long[0][];
+        long[][] seq = new long[0][];
+        /** bit 0 complete, bit 1 new thread emitted unnamed, bits 2-3 kind. */
+        byte[][] flags = new byte[0][];
+        int[][] oldTid = new int[0][];
+        int[][] oldPriority = new int[0][];
+        int[][] oldState = new int[0][];
+        int[][] oldWaitReason = new int[0][];
+        int[][] oldWaitMode = new int[0][];
+        int[][] newTid = new int[0][];
+        int[][] newPriority = new int[0][];
+        long[][] newWaitTicks = new long[0][];
+        long[][][] pmc = new long[0][][];
+        Object[][] event = new Object[0][];
+        /** Each source's head item's time and sequence, so that comparing sources reads no ring. */
         private long[] headTs = new long[0];
         private long[] headSeq = new long[0];
         /** The non-empty sources, a binary heap by their heads. */
@@ -133,42 +107,56 @@ public final class SwitchExpander {
         private int heapSize;
         private int size;
 
-        static int source(Item it) {
-            return it.cpu * 3 + (it.rank == RANK_EVENT ? 0 : it.source == SwitchBatch.SOURCE_CSWITCH ? 1 : 2);
+        static int source(int cpu, int rank, int switchSource) {
+            return cpu * 3 + (rank == RANK_EVENT ? 0 : switchSource == SwitchBatch.SOURCE_CSWITCH ? 1 : 2);
         }
+
+        static int cpu(int source) { return source / 3; }
+        static boolean isEvent(int source) { return source % 3 == 0; }
+        static int switchSource(int source) { return source % 3 == 1 ? SwitchBatch.SOURCE_CSWITCH : SwitchBatch.SOURCE_COMPACT; }
 
         int size() { return size; }
 
-        void add(Item it) {
-            int s = source(it);
-            if (s >= rings.length) grow(s + 1);
-            Item[] r = rings[s];
+        int mask(int s) { return ts[s].length - 1; }
+
+        /** Appends an item to source {@code s}; returns its position, whose other columns the caller fills. */
+        int push(int s, long t, long sq, int kind, boolean complete) {
+            if (s >= ts.length) grow(s + 1);
             int c = count[s];
-            if (c == r.length) r = expand(s);
-            r[(head[s] + c) & (r.length - 1)] = it;
+            if (c == ts[s].length) expand(s);
+            int p = (head[s] + c) & mask(s);
+            ts[s][p] = t;
+            seq[s][p] = sq;
+            flags[s][p] = (byte) ((complete ? 1 : 0) | kind << 2);
+            pmc[s][p] = null;
+            event[s][p] = null;
             count[s] = c + 1;
             size++;
             if (c == 0) {
-                headTs[s] = it.ts;
-                headSeq[s] = it.seq;
+                headTs[s] = t;
+                headSeq[s] = sq;
                 heap[heapSize] = s;
                 up(heapSize++);
             }
+            return p;
         }
 
-        Item peek() {
-            if (heapSize == 0) return null;
-            int s = heap[0];
-            return rings[s][head[s]];
+        /** The source whose head comes next, or -1. */
+        int peek() {
+            return heapSize == 0 ? -1 : heap[0];
         }
 
-        Item poll() {
+        int headPosition(int s) { return head[s]; }
+
+        int tailPosition(int s) { return (head[s] + count[s] - 1) & mask(s); }
+
+        /** Removes the next item (read it first: its event and counters are let go). */
+        void pop() {
             int s = heap[0];
-            Item[] r = rings[s];
             int h = head[s];
-            Item it = r[h];
-            r[h] = null;
-            h = (h + 1) & (r.length - 1);
+            event[s][h] = null;
+            pmc[s][h] = null;
+            h = (h + 1) & mask(s);
             head[s] = h;
             size--;
             if (--count[s] == 0) {
@@ -177,16 +165,16 @@ public final class SwitchExpander {
                     down(0);
                 }
             } else {
-                headTs[s] = r[h].ts;
-                headSeq[s] = r[h].seq;
+                headTs[s] = ts[s][h];
+                headSeq[s] = seq[s][h];
                 down(0);
             }
-            return it;
         }
 
         void clear() {
-            for (int s = 0; s < rings.length; s++) {
-                Arrays.fill(rings[s], null);
+            for (int s = 0; s < ts.length; s++) {
+                Arrays.fill(event[s], null);
+                Arrays.fill(pmc[s], null);
                 head[s] = 0;
                 count[s] = 0;
             }
@@ -194,31 +182,85 @@ public final class SwitchExpander {
             size = 0;
         }
 
+        interface Visitor {
+            void visit(int source, int position) throws IOException;
+        }
+
         /** Every item, each source in its order. */
-        void forEach(java.util.function.Consumer<Item> c) {
-            for (int s = 0; s < rings.length; s++) {
-                Item[] r = rings[s];
-                for (int k = 0; k < count[s]; k++) c.accept(r[(head[s] + k) & (r.length - 1)]);
+        void forEach(Visitor v) throws IOException {
+            for (int s = 0; s < ts.length; s++) {
+                for (int k = 0; k < count[s]; k++) v.visit(s, (head[s] + k) & mask(s));
             }
         }
 
         private void grow(int n) {
-            int old = rings.length;
-            rings = Arrays.copyOf(rings, n);
-            for (int i = old; i < n; i++) rings[i] = new Item[64];
+            int old = ts.length;
             head = Arrays.copyOf(head, n);
             count = Arrays.copyOf(count, n);
+            ts = Arrays.copyOf(ts, n);
+            seq = Arrays.copyOf(seq, n);
+            flags = Arrays.copyOf(flags, n);
+            oldTid = Arrays.copyOf(oldTid, n);
+            oldPriority = Arrays.copyOf(oldPriority, n);
+            oldState = Arrays.copyOf(oldState, n);
+            oldWaitReason = Arrays.copyOf(oldWaitReason, n);
+            oldWaitMode = Arrays.copyOf(oldWaitMode, n);
+            newTid = Arrays.copyOf(newTid, n);
+            newPriority = Arrays.copyOf(newPriority, n);
+            newWaitTicks = Arrays.copyOf(newWaitTicks, n);
+            pmc = Arrays.copyOf(pmc, n);
+            event = Arrays.copyOf(event, n);
             headTs = Arrays.copyOf(headTs, n);
             headSeq = Arrays.copyOf(headSeq, n);
             heap = Arrays.copyOf(heap, n);
+            for (int s = old; s < n; s++) allocate(s, 64);
         }
 
-        private Item[] expand(int s) {
-            Item[] r = rings[s];
-            Item[] bigger = new Item[r.length * 2];
-            for (int k = 0; k < count[s]; k++) bigger[k] = r[(head[s] + k) & (r.length - 1)];
+        private void allocate(int s, int n) {
+            ts[s] = new long[n];
+            seq[s] = new long[n];
+            flags[s] = new byte[n];
+            oldTid[s] = new int[n];
+            oldPriority[s] = new int[n];
+            oldState[s] = new int[n];
+            oldWaitReason[s] = new int[n];
+            oldWaitMode[s] = new int[n];
+            newTid[s] = new int[n];
+            newPriority[s] = new int[n];
+            newWaitTicks[s] = new long[n];
+            pmc[s] = new long[n][];
+            event[s] = new Object[n];
+        }
+
+        /** Doubles ring {@code s}, its items moved to the front in order. */
+        private void expand(int s) {
+            int n = ts[s].length;
+            int h = head[s];
+            int c = count[s];
+            long[] t = ts[s], q = seq[s], w = newWaitTicks[s];
+            byte[] f = flags[s];
+            int[] a = oldTid[s], b = oldPriority[s], st = oldState[s], r = oldWaitReason[s], m = oldWaitMode[s], nt = newTid[s],
+                    np = newPriority[s];
+            long[][] pm = pmc[s];
+            Object[] ev = event[s];
+            allocate(s, n * 2);
+            for (int k = 0; k < c; k++) {
+                int from = (h + k) & (n - 1);
+                ts[s][k] = t[from];
+                seq[s][k] = q[from];
+                flags[s][k] = f[from];
+                oldTid[s][k] = a[from];
+                oldPriority[s][k] = b[from];
+                oldState[s][k] = st[from];
+                oldWaitReason[s][k] = r[from];
+                oldWaitMode[s][k] = m[from];
+                newTid[s][k] = nt[from];
+                newPriority[s][k] = np[from];
+                newWaitTicks[s][k] = w[from];
+                pmc[s][k] = pm[from];
+                event[s][k] = ev[from];
+            }
             head[s] = 0;
-            return rings[s] = bigger;
         }
 
         /** The merge order of the heads of sources a and b: time, events before switches, processor, arrival. */
@@ -269,8 +311,8 @@ public final class SwitchExpander {
         long eventTs = Long.MIN_VALUE;
         /** The latest compact packet time. */
         long packetTs = Long.MIN_VALUE;
-        /** The last compact switch, waiting for the next one to name its new thread. */
-        Item pending;
+        /** The last compact switch waits for the next one to name its new thread: always its compact queue's newest item. */
+        boolean pending;
         // merged-order state: the thread on this processor and when it came on
         int currentTid = -1;
         long currentSinceNanos;
@@ -324,21 +366,15 @@ public final class SwitchExpander {
         for (Lane l : lanes) {
             o.writeLong(l.eventTs);
             o.writeLong(l.packetTs);
-            o.writeLong(l.pending == null ? -1 : l.pending.seq);
+            int compact = l.cpu * 3 + 2;
+            o.writeLong(l.pending ? queue.seq[compact][queue.tailPosition(compact)] : -1);
             o.writeInt(l.currentTid);
             o.writeLong(l.currentSinceNanos);
         }
         o.writeLong(frontier);
         o.writeInt(queue.size());
-        IOException[] failed = new IOException[1];
-        queue.forEach(it -> {
-            try {
-                if (failed[0] == null) writeItem(o, it, frontier);
-            } catch (IOException e) {
-                failed[0] = e;
-            }
-        });
-        if (failed[0] != null) throw failed[0];
+        long base = frontier;
+        queue.forEach((src, p) -> writeItem(o, queue, src, p, base));
         int outs = 0;
         int readies = 0;
         for (int k = 0; k < times.capacityUsed(); k++) {
@@ -386,14 +422,13 @@ public final class SwitchExpander {
             lanes[i] = l;
         }
         queue.clear();
-        Map<Long, Item> bySeq = new HashMap<>();
         long base = in.readLong();
-        for (int q = in.readInt(); q > 0; q--) {
-            Item it = readItem(in, base);
-            queue.add(it);
-            bySeq.put(it.seq, it);
+        for (int q = in.readInt(); q > 0; q--) readItem(in, base);
+        for (int i = 0; i < n; i++) {
+            int compact = i * 3 + 2;
+            lanes[i].pending = pendingSeq[i] >= 0 && compact < queue.ts.length && queue.count[compact] > 0
+                    && queue.seq[compact][queue.tailPosition(compact)] == pendingSeq[i];
         }
-        for (int i = 0; i < n; i++) lanes[i].pending = pendingSeq[i] < 0 ? null : bySeq.get(pendingSeq[i]);
         times.clear();
         for (int k = in.readInt(); k > 0; k--) {
             int slot = times.slotOrNew(in.readInt());
@@ -419,28 +454,33 @@ public final class SwitchExpander {
     }
 
     /** One queued item; times relative to {@code base} and small numbers as varints keep a checkpoint short. */
-    private static void writeItem(DataOutput o, Item it, long base) throws IOException {
-        int kind = it.thread != null ? 1 : it.process != null ? 2 : it.readyTid >= 0 ? 3 : 0;
-        o.writeByte(it.rank | (it.complete ? 2 : 0) | (it.newThreadUnnamed ? 4 : 0) | it.source << 3 | kind << 4);
-        StateCodec.varLong(o, it.ts - base);
-        StateCodec.varLong(o, it.cpu);
-        StateCodec.varLong(o, it.seq);
-        if (kind == 0) {
-            StateCodec.varLong(o, it.oldTid);
-            StateCodec.varLong(o, it.oldPriority);
-            StateCodec.varLong(o, it.oldState);
-            StateCodec.varLong(o, it.oldWaitReason);
-            StateCodec.varLong(o, it.oldWaitMode);
-            StateCodec.varLong(o, it.newTid);
-            StateCodec.varLong(o, it.newPriority);
-            StateCodec.varLong(o, it.newWaitTicks);
-            o.writeByte(it.pmc == null ? 0 : it.pmc.length);
-            if (it.pmc != null) for (long v : it.pmc) StateCodec.varLong(o, v);
-        } else if (kind == 3) {
-            StateCodec.varLong(o, it.readyTid);
-            o.writeByte(it.readyFlags);
-        } else if (kind == 1) {
-            ThreadEvent t = it.thread;
+    private static void writeItem(DataOutput o, Merge m, int src, int p, long base) throws IOException {
+        int f = m.flags[src][p];
+        int kind = f >> 2;
+        boolean event = Merge.isEvent(src);
+        int rank = event ? RANK_EVENT : RANK_SWITCH;
+        int source = event ? 0 : Merge.switchSource(src);
+        o.writeByte(rank | (f & 1) << 1 | (f & 2) << 1 | source << 3 | kind << 4);
+        StateCodec.varLong(o, m.ts[src][p] - base);
+        StateCodec.varLong(o, Merge.cpu(src));
+        StateCodec.varLong(o, m.seq[src][p]);
+        if (kind == KIND_SWITCH) {
+            StateCodec.varLong(o, m.oldTid[src][p]);
+            StateCodec.varLong(o, m.oldPriority[src][p]);
+            StateCodec.varLong(o, m.oldState[src][p]);
+            StateCodec.varLong(o, m.oldWaitReason[src][p]);
+            StateCodec.varLong(o, m.oldWaitMode[src][p]);
+            StateCodec.varLong(o, m.newTid[src][p]);
+            StateCodec.varLong(o, m.newPriority[src][p]);
+            StateCodec.varLong(o, m.newWaitTicks[src][p]);
+            long[] pmc = m.pmc[src][p];
+            o.writeByte(pmc == null ? 0 : pmc.length);
+            if (pmc != null) for (long v : pmc) StateCodec.varLong(o, v);
+        } else if (kind == KIND_READY) {
+            StateCodec.varLong(o, m.oldTid[src][p]);
+            o.writeByte(m.oldState[src][p]);
+        } else if (kind == KIND_THREAD) {
+            ThreadEvent t = (ThreadEvent) m.event[src][p];
             o.writeInt(t.hookId());
             o.writeLong(t.timestamp());
             o.writeInt(t.processId());
@@ -448,54 +488,56 @@ public final class SwitchExpander {
             o.writeInt(t.basePriority());
             StateCodec.string(o, t.threadName());
         } else {
-            ProcessEvent p = it.process;
-            o.writeInt(p.hookId());
-            o.writeLong(p.timestamp());
-            o.writeInt(p.processId());
-            o.writeInt(p.parentId());
-            o.writeInt(p.sessionId());
-            o.writeInt(p.exitStatus());
-            o.writeUTF(p.imageFileName());
-            o.writeUTF(p.commandLine());
+            ProcessEvent e = (ProcessEvent) m.event[src][p];
+            o.writeInt(e.hookId());
+            o.writeLong(e.timestamp());
+            o.writeInt(e.processId());
+            o.writeInt(e.parentId());
+            o.writeInt(e.sessionId());
+            o.writeInt(e.exitStatus());
+            o.writeUTF(e.imageFileName());
+            o.writeUTF(e.commandLine());
         }
     }
 
-    private static Item readItem(DataInput in, long base) throws IOException {
-        Item it = new Item();
-        it.clear();
-        int flags = in.readUnsignedByte();
-        it.rank = flags & 1;
-        it.complete = (flags & 2) != 0;
-        it.newThreadUnnamed = (flags & 4) != 0;
-        it.source = (flags >> 3) & 1;
-        int kind = flags >> 4;
-        it.ts = base + StateCodec.varLong(in);
-        it.cpu = (int) StateCodec.varLong(in);
-        it.seq = StateCodec.varLong(in);
-        if (kind == 0) {
-            it.oldTid = (int) StateCodec.varLong(in);
-            it.oldPriority = (int) StateCodec.varLong(in);
-            it.oldState = (int) StateCodec.varLong(in);
-            it.oldWaitReason = (int) StateCodec.varLong(in);
-            it.oldWaitMode = (int) StateCodec.varLong(in);
-            it.newTid = (int) StateCodec.varLong(in);
-            it.newPriority = (int) StateCodec.varLong(in);
-            it.newWaitTicks = StateCodec.varLong(in);
+    private void readItem(DataInput in, long base) throws IOException {
+        int f = in.readUnsignedByte();
+        int rank = f & 1;
+        boolean complete = (f & 2) != 0;
+        boolean unnamed = (f & 4) != 0;
+        int source = (f >> 3) & 1;
+        int kind = f >> 4;
+        long t = base + StateCodec.varLong(in);
+        int cpu = (int) StateCodec.varLong(in);
+        long sq = StateCodec.varLong(in);
+        int src = Merge.source(cpu, rank, source);
+        int p = queue.push(src, t, sq, kind, complete);
+        Merge m = queue;
+        if (unnamed) m.flags[src][p] |= 2;
+        if (kind == KIND_SWITCH) {
+            m.oldTid[src][p] = (int) StateCodec.varLong(in);
+            m.oldPriority[src][p] = (int) StateCodec.varLong(in);
+            m.oldState[src][p] = (int) StateCodec.varLong(in);
+            m.oldWaitReason[src][p] = (int) StateCodec.varLong(in);
+            m.oldWaitMode[src][p] = (int) StateCodec.varLong(in);
+            m.newTid[src][p] = (int) StateCodec.varLong(in);
+            m.newPriority[src][p] = (int) StateCodec.varLong(in);
+            m.newWaitTicks[src][p] = StateCodec.varLong(in);
             int pmc = in.readUnsignedByte();
             if (pmc > 0) {
-                it.pmc = new long[pmc];
-                for (int k = 0; k < pmc; k++) it.pmc[k] = StateCodec.varLong(in);
+                long[] c = new long[pmc];
+                for (int k = 0; k < pmc; k++) c[k] = StateCodec.varLong(in);
+                m.pmc[src][p] = c;
             }
-        } else if (kind == 3) {
-            it.readyTid = (int) StateCodec.varLong(in);
-            it.readyFlags = in.readUnsignedByte();
-        } else if (kind == 1) {
-            it.thread = new ThreadEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), StateCodec.string(in));
+        } else if (kind == KIND_READY) {
+            m.oldTid[src][p] = (int) StateCodec.varLong(in);
+            m.oldState[src][p] = in.readUnsignedByte();
+        } else if (kind == KIND_THREAD) {
+            m.event[src][p] = new ThreadEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), StateCodec.string(in));
         } else {
-            it.process = new ProcessEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt(),
+            m.event[src][p] = new ProcessEvent(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt(),
                     in.readUTF(), in.readUTF());
         }
-        return it;
     }
 
     private Lane lane(int cpu) {
@@ -523,21 +565,23 @@ public final class SwitchExpander {
             // under any header type that carries the HookId, as CSwitch (ETW-FORMATS.md §7)
             ReadyThread.check(ev.payloadLength());
             counters.readyEvents++;
-            Item it = item(lane, ev.timestamp(), RANK_EVENT);
-            it.readyTid = ReadyThread.awakenedThreadId(ev.data(), ev.payloadOffset());
-            it.readyFlags = ReadyThread.flags(ev.data(), ev.payloadOffset());
-            enqueue(it, true);
+            int src = lane.cpu * 3;
+            int p = enqueue(src, ev.timestamp(), KIND_READY, true);
+            queue.oldTid[src][p] = ReadyThread.awakenedThreadId(ev.data(), ev.payloadOffset());
+            queue.oldState[src][p] = ReadyThread.flags(ev.data(), ev.payloadOffset());
         } else if (hook >= 0 && ev.headerType().isSystem()) {
             if (ThreadEvent.handles(hook)) {
                 counters.threadEvents++;
-                Item it = item(lane, ev.timestamp(), RANK_EVENT);
-                it.thread = ThreadEvent.decode(ev);
-                enqueue(it, true);
+                ThreadEvent t = ThreadEvent.decode(ev);
+                int src = lane.cpu * 3;
+                int q = enqueue(src, ev.timestamp(), KIND_THREAD, true);
+                queue.event[src][q] = t; // after enqueue, which may grow the columns
             } else if (ProcessEvent.handles(hook)) {
                 counters.processEvents++;
-                Item it = item(lane, ev.timestamp(), RANK_EVENT);
-                it.process = ProcessEvent.decode(ev);
-                enqueue(it, true);
+                ProcessEvent e = ProcessEvent.decode(ev);
+                int src = lane.cpu * 3;
+                int q = enqueue(src, ev.timestamp(), KIND_PROCESS, true);
+                queue.event[src][q] = e;
             }
         }
         long ts = ev.timestamp();
@@ -562,22 +606,24 @@ public final class SwitchExpander {
         ContextSwap.check(ev.payloadLength());
         counters.cswitchEvents++;
         sawCSwitch = true;
-        Item it = item(lane, ev.timestamp(), RANK_SWITCH);
-        it.source = SwitchBatch.SOURCE_CSWITCH;
-        it.oldTid = ContextSwap.oldThreadId(d, p);
-        it.oldPriority = ContextSwap.oldThreadPriority(d, p);
-        it.oldState = ContextSwap.oldThreadState(d, p);
-        it.oldWaitReason = it.oldState == KernelEnums.STATE_WAITING ? ContextSwap.oldThreadWaitReason(d, p) : -1;
-        it.oldWaitMode = ContextSwap.waitMode(d, p);
-        it.newTid = ContextSwap.newThreadId(d, p);
-        it.newPriority = ContextSwap.newThreadPriority(d, p);
-        it.newWaitTicks = ContextSwap.newThreadWaitTime(d, p);
+        resolvePending(lane, ContextSwap.oldThreadId(d, p));
+        int src = lane.cpu * 3 + 1;
+        int q = enqueue(src, ev.timestamp(), KIND_SWITCH, true);
+        Merge m = queue;
+        int state = ContextSwap.oldThreadState(d, p);
+        m.oldTid[src][q] = ContextSwap.oldThreadId(d, p);
+        m.oldPriority[src][q] = ContextSwap.oldThreadPriority(d, p);
+        m.oldState[src][q] = state;
+        m.oldWaitReason[src][q] = state == KernelEnums.STATE_WAITING ? ContextSwap.oldThreadWaitReason(d, p) : -1;
+        m.oldWaitMode[src][q] = ContextSwap.waitMode(d, p);
+        m.newTid[src][q] = ContextSwap.newThreadId(d, p);
+        m.newPriority[src][q] = ContextSwap.newThreadPriority(d, p);
+        m.newWaitTicks[src][q] = ContextSwap.newThreadWaitTime(d, p);
         if (ev.pmcCount() > 0) {
-            it.pmc = new long[ev.pmcCount()];
-            for (int i = 0; i < it.pmc.length; i++) it.pmc[i] = ev.pmcCounter(i);
+            long[] c = new long[ev.pmcCount()];
+            for (int i = 0; i < c.length; i++) c[i] = ev.pmcCounter(i);
+            m.pmc[src][q] = c;
         }
-        resolvePending(lane, it.oldTid);
-        enqueue(it, true);
     }
 
     private void onCompactBatch(TraceEvent ev, Lane lane) {
@@ -596,59 +642,52 @@ public final class SwitchExpander {
         }
         if (tableIndex >= 0 && oldTid == 0) counters.emptyTidTableSlot++;
         Lane lane = compactLane;
-        Item it = item(lane, ts, RANK_SWITCH);
-        it.source = SwitchBatch.SOURCE_COMPACT;
-        it.oldTid = oldTid;
-        it.oldPriority = oldPriority;
-        it.oldState = oldState;
-        it.oldWaitReason = oldWaitReason;
-        it.newWaitTicks = newWaitTime;
         resolvePending(lane, oldTid);
-        lane.pending = it;
+        int src = lane.cpu * 3 + 2;
+        int q = enqueue(src, ts, KIND_SWITCH, false);
+        Merge m = queue;
+        m.oldTid[src][q] = oldTid;
+        m.oldPriority[src][q] = oldPriority;
+        m.oldState[src][q] = oldState;
+        m.oldWaitReason[src][q] = oldWaitReason;
+        m.oldWaitMode[src][q] = -1;
+        m.newTid[src][q] = -1;
+        m.newPriority[src][q] = -1;
+        m.newWaitTicks[src][q] = newWaitTime;
+        lane.pending = true;
         if (ts > lane.packetTs) lane.packetTs = ts;
-        enqueue(it, false);
     }
 
     /** The new thread of a processor's waiting switch is the old thread of its next switch. */
-    private static void resolvePending(Lane lane, int oldTid) {
-        Item p = lane.pending;
-        if (p != null) {
-            p.newTid = oldTid;
-            p.complete = true;
-            lane.pending = null;
-        }
+    private void resolvePending(Lane lane, int oldTid) {
+        if (!lane.pending) return;
+        int src = lane.cpu * 3 + 2;
+        int p = queue.tailPosition(src);
+        queue.newTid[src][p] = oldTid;
+        queue.flags[src][p] |= 1;
+        lane.pending = false;
     }
 
-    private Item item(Lane lane, long ts, int rank) {
-        // the item freed last is still in cache; the oldest one is not
-        Item it = free.pollLast();
-        if (it == null) it = new Item();
-        it.clear();
-        it.ts = ts;
-        it.rank = rank;
-        it.cpu = lane.cpu;
-        it.seq = seq++;
-        return it;
-    }
-
-    private void enqueue(Item it, boolean complete) {
-        it.complete = complete;
-        if (it.ts < lastEmittedTs && frontier != Long.MIN_VALUE) {
+    /** Queues an item at time {@code t} on source {@code src}; returns its position for the caller to fill. */
+    private int enqueue(int src, long t, int kind, boolean complete) {
+        if (t < lastEmittedTs && frontier != Long.MIN_VALUE) {
             // the logger broke the bound (a file session without a flush timer does): it is counted
             // when emitted, and the merge waits twice as long as this item was late from now on
-            long late = frontier - it.ts;
+            long late = frontier - t;
             observedDelay = Math.max(observedDelay, late > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * late);
         }
-        queue.add(it);
+        int p = queue.push(src, t, seq++, kind, complete);
         if (queue.size() > counters.peakQueued) counters.peakQueued = queue.size();
+        return p;
     }
 
     /** Ends the session: everything left leaves in time order; each processor's last switch keeps an unknown new thread. */
     public void finish() {
         for (Lane lane : lanes) {
-            if (lane.pending != null) {
-                lane.pending.complete = true;
-                lane.pending = null;
+            if (lane.pending) {
+                int src = lane.cpu * 3 + 2;
+                queue.flags[src][queue.tailPosition(src)] |= 1;
+                lane.pending = false;
                 counters.lastSwitchWithoutNewThread++;
             }
         }
@@ -664,12 +703,16 @@ public final class SwitchExpander {
     }
 
     private void drain(boolean all) {
-        Item head;
+        int src;
         // the bounds come from what the trace has shown so far, which draining does not change
         boolean bounded = false;
         long bound = Long.MIN_VALUE;
-        while ((head = queue.peek()) != null) {
-            if (!all && (head.ts >= safeBefore || !head.complete)) {
+        Merge m = queue;
+        while ((src = m.peek()) >= 0) {
+            int p = m.headPosition(src);
+            long t = m.ts[src][p];
+            boolean complete = (m.flags[src][p] & 1) != 0;
+            if (!all && (t >= safeBefore || !complete)) {
                 if (!bounded) {
                     bound = writtenBefore();
                     safeBefore = Math.max(safeBefore, safeBefore(bound));
@@ -677,16 +720,15 @@ public final class SwitchExpander {
                 }
                 // an incomplete switch may leave once its processor has written nothing more within
                 // the logger's bound: its next switch, which names the new thread, is later than all before it
-                boolean ready = head.complete ? head.ts < safeBefore : head.ts < bound;
+                boolean ready = complete ? t < safeBefore : t < bound;
                 if (!ready) {
-                    if (queue.size() <= maxQueued) return;
+                    if (m.size() <= maxQueued) return;
                     counters.queueLimitForced++;
                 }
-                if (!head.complete) forceOut(head);
+                if (!complete) forceOut(src, p);
             }
-            queue.poll();
-            emit(lanes[head.cpu], head);
-            free.addLast(head);
+            emit(lanes[Merge.cpu(src)], src, p);
+            m.pop();
         }
     }
 
@@ -694,12 +736,12 @@ public final class SwitchExpander {
      * A ReadyThread event in merged order: the first since the thread's last switch-out sets its
      * ready time (over a runnable switch-out's), readied by the thread then on this processor.
      */
-    private void onReady(Lane lane, Item it, long nanos) {
-        int s = times.slotOrNew(it.readyTid);
+    private void onReady(Lane lane, int tid, int flags, long nanos) {
+        int s = times.slotOrNew(tid);
         if (times.readyAt[s] != SwitchBatch.NO_TIME && times.readier[s] != READY_AT_SWITCH_OUT) return;
         times.readyAt[s] = nanos;
         int by = lane.currentTid;
-        if ((it.readyFlags & ReadyThread.FLAG_READIED_FROM_DPC) != 0 || by <= 0) {
+        if ((flags & ReadyThread.FLAG_READIED_FROM_DPC) != 0 || by <= 0) {
             times.readier[s] = SwitchBatch.NONE;
             times.readierProcess[s] = SwitchBatch.NONE;
         } else {
@@ -708,11 +750,10 @@ public final class SwitchExpander {
         }
     }
 
-    private void forceOut(Item head) {
-        Lane lane = lanes[head.cpu];
-        if (lane.pending == head) lane.pending = null;
-        head.complete = true;
-        head.newThreadUnnamed = true;
+    /** The switch at the head of {@code src} leaves before its new thread is known: the lane's pending one. */
+    private void forceOut(int src, int p) {
+        lanes[Merge.cpu(src)].pending = false;
+        queue.flags[src][p] |= 1 | 2;
         counters.switchesBeforeNewThreadKnown++;
     }
 
@@ -738,50 +779,55 @@ public final class SwitchExpander {
         return min;
     }
 
-    private void emit(Lane lane, Item it) {
-        if (it.ts < lastEmittedTs) {
-            if (it.rank == RANK_SWITCH) counters.emittedOutOfOrder++;
+    private void emit(Lane lane, int src, int p) {
+        Merge m = queue;
+        long t = m.ts[src][p];
+        boolean event = Merge.isEvent(src);
+        if (t < lastEmittedTs) {
+            if (!event) counters.emittedOutOfOrder++;
             else counters.lateEvents++;
         }
-        lastEmittedTs = Math.max(lastEmittedTs, it.ts);
-        long nanos = clock.toUnixNanos(it.ts);
-        if (it.thread != null) {
-            ThreadInfo info = directory.onThread(it.thread, nanos);
-            if (it.thread.isEnd()) {
-                times.forget(it.thread.threadId());
+        lastEmittedTs = Math.max(lastEmittedTs, t);
+        long nanos = clock.toUnixNanos(t);
+        if (event) {
+            int kind = m.flags[src][p] >> 2;
+            if (kind == KIND_READY) {
+                onReady(lane, m.oldTid[src][p], m.oldState[src][p], nanos);
+            } else if (kind == KIND_THREAD) {
+                ThreadEvent te = (ThreadEvent) m.event[src][p];
+                ThreadInfo info = directory.onThread(te, nanos);
+                if (te.isEnd()) times.forget(te.threadId());
+                batch.addThread(info);
+                if (threadsOut != null) threadsOut.accept(info);
+            } else {
+                directory.onProcess((ProcessEvent) m.event[src][p]);
             }
-            batch.addThread(info);
-            if (threadsOut != null) threadsOut.accept(info);
-            return;
-        }
-        if (it.process != null) {
-            directory.onProcess(it.process);
-            return;
-        }
-        if (it.readyTid >= 0) {
-            onReady(lane, it, nanos);
             return;
         }
         counters.switches++;
-        boolean oldIdle = it.oldTid == 0;
+        int oldTid = m.oldTid[src][p];
+        int oldState = m.oldState[src][p];
+        boolean oldIdle = oldTid == 0;
         long runNanos = SwitchBatch.NO_TIME;
-        if (lane.currentTid >= 0 && lane.currentTid != it.oldTid) {
+        if (lane.currentTid >= 0 && lane.currentTid != oldTid) {
             counters.oldThreadNotLastSwitchedIn++;
-        } else if ((lane.currentTid == it.oldTid || lane.currentTid == UNNAMED_THREAD) && !oldIdle) {
+        } else if ((lane.currentTid == oldTid || lane.currentTid == UNNAMED_THREAD) && !oldIdle) {
             runNanos = nanos - lane.currentSinceNanos;
         }
         if (!oldIdle) {
-            int s = times.slotOrNew(it.oldTid);
-            times.lastOut[s] = it.oldState == KernelEnums.STATE_TERMINATED ? SwitchBatch.NO_TIME : nanos;
+            int s = times.slotOrNew(oldTid);
+            times.lastOut[s] = oldState == KernelEnums.STATE_TERMINATED ? SwitchBatch.NO_TIME : nanos;
             // a new wait begins: what readied the thread before is spent
             times.clearReady(s);
-            if (KernelEnums.isRunnable(it.oldState)) {
+            if (KernelEnums.isRunnable(oldState)) {
                 times.readyAt[s] = nanos;
                 times.readier[s] = READY_AT_SWITCH_OUT;
             }
             times.releaseIfEmpty(s);
         }
-        int newTid = it.newTid >= 0 && !it.newThreadUnnamed ? it.newTid : SwitchBatch.NONE;
+        boolean unnamed = (m.flags[src][p] & 2) != 0;
+        int recordedNew = m.newTid[src][p];
+        int newTid = recordedNew >= 0 && !unnamed ? recordedNew : SwitchBatch.NONE;
         boolean newIdle = newTid == 0;
         long sinceLast = SwitchBatch.NO_TIME;
         long readyNanos = SwitchBatch.NO_TIME;
@@ -803,19 +849,21 @@ public final class SwitchExpander {
                 times.releaseIfEmpty(s);
             }
         }
-        lane.currentTid = newTid != SwitchBatch.NONE ? newTid : it.newThreadUnnamed ? UNNAMED_THREAD : -1;
+        lane.currentTid = newTid != SwitchBatch.NONE ? newTid : unnamed ? UNNAMED_THREAD : -1;
         lane.currentSinceNanos = nanos;
-        boolean cswitch = it.source == SwitchBatch.SOURCE_CSWITCH;
-        batch.add(lane.cpu, it.ts, nanos, it.source, it.oldTid,
-                oldIdle ? SwitchBatch.NONE : it.oldPriority,
-                oldIdle ? SwitchBatch.NONE : it.oldState,
-                oldIdle || it.oldWaitReason < 0 ? SwitchBatch.NONE : it.oldWaitReason,
-                oldIdle || !cswitch ? SwitchBatch.NONE : it.oldWaitMode,
+        int source = Merge.switchSource(src);
+        boolean cswitch = source == SwitchBatch.SOURCE_CSWITCH;
+        int reason = m.oldWaitReason[src][p];
+        long ticks = m.newWaitTicks[src][p];
+        batch.add(lane.cpu, t, nanos, source, oldTid,
+                oldIdle ? SwitchBatch.NONE : m.oldPriority[src][p],
+                oldIdle ? SwitchBatch.NONE : oldState,
+                oldIdle || reason < 0 ? SwitchBatch.NONE : reason,
+                oldIdle || !cswitch ? SwitchBatch.NONE : m.oldWaitMode[src][p],
                 newTid,
-                cswitch && !newIdle && newTid != SwitchBatch.NONE ? it.newPriority : SwitchBatch.NONE,
-                newIdle || it.newWaitTicks < 0 ? SwitchBatch.NO_TIME : it.newWaitTicks,
-                it.pmc, sinceLast, runNanos, readyNanos, waitsNanos, readier, readierProcess);
+                cswitch && !newIdle && newTid != SwitchBatch.NONE ? m.newPriority[src][p] : SwitchBatch.NONE,
+                newIdle || ticks < 0 ? SwitchBatch.NO_TIME : ticks,
+                m.pmc[src][p], sinceLast, runNanos, readyNanos, waitsNanos, readier, readierProcess);
         if (batch.count() >= batchRows) flush();
     }
-
 }
