@@ -34,6 +34,11 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
@@ -134,6 +139,8 @@ public final class DirectoryIngest implements AutoCloseable {
     /** Sessions whose position changed in the open transaction. */
     private final java.util.Set<Followed> moved = new java.util.LinkedHashSet<>();
     private final byte[] header = new byte[BufferHeader.SIZE];
+    /** The last transaction failed: abort it before anything else. */
+    private boolean aborting;
 
     public DirectoryIngest(Settings settings, Consumer<String> log) {
         this.settings = settings;
@@ -194,6 +201,31 @@ public final class DirectoryIngest implements AutoCloseable {
      * rewritten files, and commits it all in one transaction.
      */
     public void poll(long nowMs) throws IOException {
+        if (aborting) {
+            try {
+                producer.abortTransaction();
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                log.accept("Kafka does not answer (" + e.getMessage() + "); trying again");
+                return;
+            }
+            aborting = false;
+        }
+        try {
+            publish(nowMs);
+        } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException | UnsupportedVersionException e) {
+            throw e; // another watcher took over, or the producer cannot go on: fatal
+        } catch (KafkaException e) {
+            // abortable (a broker restarted mid-transaction, say): the transaction's buffers and positions
+            // are dropped together, and every file is followed again from its last committed position
+            log.accept("Kafka: " + e.getMessage() + "; the open transaction is aborted and its buffers go again");
+            aborting = true;
+            files.clear();
+            bySession.clear();
+            moved.clear();
+        }
+    }
+
+    private void publish(long nowMs) throws IOException {
         List<Path> present;
         try (Stream<Path> s = Files.list(settings.dir())) {
             present = s.filter(p -> p.getFileName().toString().toLowerCase().endsWith(".etl") && Files.isRegularFile(p)).sorted().toList();
@@ -386,14 +418,17 @@ public final class DirectoryIngest implements AutoCloseable {
 
     /** The positions of what the transaction sent go with it, so they commit or abort together. */
     private void commit() {
+        Map<String, Position> positions = new HashMap<>();
         for (Followed f : moved) {
             if (f.session == null) continue;
             byte[] b = f.position.encode();
             producer.send(new ProducerRecord<>(positionsTopic, f.session, b));
-            committed.put(f.session, Position.decode(b));
+            positions.put(f.session, Position.decode(b));
         }
-        moved.clear();
         producer.commitTransaction();
+        // known committed only once they are: an aborted transaction resumes from the ones before
+        committed.putAll(positions);
+        moved.clear();
     }
 
     private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
