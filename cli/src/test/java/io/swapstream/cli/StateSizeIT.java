@@ -47,8 +47,11 @@ class StateSizeIT {
                 + " changelogs after compaction %d / %d bytes, redo changelogs %d / %d bytes (2 / 22 minutes of trace)%n",
                 shorter.decodeStore(), longer.decodeStore(), shorter.aggregateStore(), longer.aggregateStore(), shorter.changelogs(),
                 longer.changelogs(), shorter.redoChangelogs(), longer.redoChangelogs());
-        assertTrue(longer.decodeStore() <= 2 * shorter.decodeStore(), longer + " against " + shorter);
-        assertTrue(longer.aggregateStore() <= 2 * shorter.aggregateStore(), longer + " against " + shorter);
+        // stores are sampled every 100 ms, so a short run's peak may be missed by a few flushes' worth:
+        // 256 KiB of slack, far below what state growing with the trace would add (ten times the shorter's)
+        long sampling = 256 * 1024;
+        assertTrue(longer.decodeStore() <= 2 * shorter.decodeStore() + sampling, longer + " against " + shorter);
+        assertTrue(longer.aggregateStore() <= 2 * shorter.aggregateStore() + sampling, longer + " against " + shorter);
         // the cleaner never compacts a changelog's active segment, and when it gets to the others
         // varies from run to run: up to a segment per stage more than the compacted state, a redo log's
         // slots included, whatever the length of the session
@@ -70,9 +73,10 @@ class StateSizeIT {
             long decodeMax = 0;
             long aggregateMax = 0;
             try (Pipeline p = Pipeline.start(kafka.servers(), appId, dir.resolve(prefix), prefix, 1, (short) 1, 60_000_000_000L, 1000,
-                    // checkpoints and flushes every 16 records: both traces go through many of each
+                    // checkpoints and flushes every 16 records: both traces go through many of each; the
+                    // stats store keeps two closed windows, which both traces pass (2 and 22 one-minute windows)
                     Map.of("commit.interval.ms", "300", SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, "16",
-                            SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "16"))) {
+                            SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "16", SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "2"))) {
                 Thread publisher = new Thread(() -> {
                     try (BufferPublisher b = new BufferPublisher(kafka.servers(), prefix, Map.of())) {
                         b.publish(f, "size", null, null);

@@ -128,7 +128,7 @@ public final class DirectoryIngest implements AutoCloseable {
 
     private final Settings settings;
     private final Consumer<String> log;
-    private final KafkaProducer<String, byte[]> producer;
+    private KafkaProducer<String, byte[]> producer;
     private final String rawTopic;
     private final String deadLetterTopic;
     private final String positionsTopic;
@@ -149,6 +149,10 @@ public final class DirectoryIngest implements AutoCloseable {
         this.deadLetterTopic = SwapstreamConfig.topic(settings.prefix(), SwapstreamConfig.DEAD_LETTERS);
         this.positionsTopic = SwapstreamConfig.topic(settings.prefix(), SwapstreamConfig.INGEST_POSITIONS);
         this.committed = readPositions();
+        this.producer = newProducer();
+    }
+
+    private KafkaProducer<String, byte[]> newProducer() {
         Map<String, Object> c = new HashMap<>();
         c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
         c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId());
@@ -161,8 +165,14 @@ public final class DirectoryIngest implements AutoCloseable {
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
         c.put(ProducerConfig.CLIENT_ID_CONFIG, "swapstream-ingest-watch");
         c.putAll(settings.overrides());
-        this.producer = new KafkaProducer<>(c, new StringSerializer(), new ByteArraySerializer());
-        producer.initTransactions();
+        KafkaProducer<String, byte[]> p = new KafkaProducer<>(c, new StringSerializer(), new ByteArraySerializer());
+        try {
+            p.initTransactions();
+        } catch (RuntimeException e) {
+            p.close(Duration.ZERO);
+            throw e;
+        }
+        return p;
     }
 
     /** The committed positions: the latest record of every session, committed transactions only. */
@@ -201,15 +211,7 @@ public final class DirectoryIngest implements AutoCloseable {
      * rewritten files, and commits it all in one transaction.
      */
     public void poll(long nowMs) throws IOException {
-        if (aborting) {
-            try {
-                producer.abortTransaction();
-            } catch (org.apache.kafka.common.errors.TimeoutException e) {
-                log.accept("Kafka does not answer (" + e.getMessage() + "); trying again");
-                return;
-            }
-            aborting = false;
-        }
+        if (aborting && !recover()) return;
         try {
             publish(nowMs);
         } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException | UnsupportedVersionException e) {
@@ -223,6 +225,34 @@ public final class DirectoryIngest implements AutoCloseable {
             bySession.clear();
             moved.clear();
         }
+    }
+
+    /**
+     * After a failed transaction: aborts it, or when the producer cannot go on, replaces it (same
+     * transactional id, so Kafka aborts what the old one left open), and reads the committed positions
+     * again (a commit that timed out may have gone through). False while Kafka does not answer.
+     */
+    private boolean recover() {
+        try {
+            if (producer != null) {
+                try {
+                    producer.abortTransaction();
+                } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                    throw e;
+                } catch (KafkaException e) {
+                    producer.close(Duration.ZERO);
+                    producer = null;
+                }
+            }
+            if (producer == null) producer = newProducer();
+            committed.clear();
+            committed.putAll(readPositions());
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            log.accept("Kafka does not answer (" + e.getMessage() + "); trying again");
+            return false;
+        }
+        aborting = false;
+        return true;
     }
 
     private void publish(long nowMs) throws IOException {
@@ -445,6 +475,6 @@ public final class DirectoryIngest implements AutoCloseable {
 
     @Override
     public void close() {
-        producer.close(Duration.ofSeconds(10));
+        if (producer != null) producer.close(Duration.ofSeconds(10));
     }
 }
