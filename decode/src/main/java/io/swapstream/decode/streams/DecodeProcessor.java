@@ -172,7 +172,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             l.replaying = true;
             for (long i = p.checkpointNext; i < p.next; i++) {
                 byte[] bytes = redo.get(redoKey(session, i));
-                if (bytes == null) throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo store");
+                if (bytes == null) {
+                    throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo store"
+                            + " (progress: next buffer " + p.next + ", checkpoint at " + p.checkpointNext + ", "
+                            + (checkpoints.get(session) == null ? "no checkpoint" : "a checkpoint") + " stored)");
+                }
                 String source = session + " buffer " + i;
                 try {
                     l.buffer.load(source, 0, bytes, 0, bytes.length);
