@@ -89,7 +89,14 @@ abstract class StageCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         KafkaStreams streams = new KafkaStreams(topology, config);
         CompletableFuture<Integer> stopped = new CompletableFuture<>();
+        ThreadReplacementPolicy replacements = new ThreadReplacementPolicy();
         streams.setUncaughtExceptionHandler(e -> {
+            if (replacements.replace(e, System.currentTimeMillis())) {
+                err.println("swapstream " + stage() + ": " + Swapstream.userMessage(e)
+                        + "; a new stream thread goes on from the last commit");
+                err.flush();
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+            }
             err.println("swapstream " + stage() + ": stopping: " + Swapstream.userMessage(e));
             if (System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
             err.flush();
