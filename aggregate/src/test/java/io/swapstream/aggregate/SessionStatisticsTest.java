@@ -191,13 +191,16 @@ class SessionStatisticsTest {
         assertSameStatistics(direct(truth, window, nanos), windowed.windowed(), window);
     }
 
-    /** Per thread and window: in, out, voluntary, involuntary, waits n/sum/min/max, runs n/sum/max, priority min/max. */
-    /** Per thread (and window) key: readying thread to switch-ins it readied, filled by {@link #direct}. */
-    static final Map<String, Map<Integer, Long>> readiers = new HashMap<>();
+    /**
+     * What the statistics must be, computed straight from the decisions, per thread (and window) key:
+     * in, out, voluntary, involuntary, waits n/sum/min/max, runs n/sum/max, priority min/max, ready
+     * n/sum/max; and the readying threads with the switch-ins each readied.
+     */
+    record Direct(Map<String, long[]> numbers, Map<String, Map<Integer, Long>> readiers) {}
 
-    static Map<String, long[]> direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos) {
+    static Direct direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos) {
         Map<String, long[]> m = new HashMap<>();
-        readiers.clear();
+        Map<String, Map<Integer, Long>> readiers = new HashMap<>();
         for (ScheduleRecorder.Switch s : truth) {
             long t = nanos.applyAsLong(s.ts());
             String w = window > 0 ? "/" + Math.floorDiv(t, window) * window : "";
@@ -234,7 +237,7 @@ class SessionStatisticsTest {
                 a[12] = Math.max(a[12], s.oldPriority());
             }
         }
-        return m;
+        return new Direct(m, readiers);
     }
 
     static long[] fresh() {
@@ -242,7 +245,8 @@ class SessionStatisticsTest {
             0, 0, Long.MIN_VALUE};
     }
 
-    static void assertSameStatistics(Map<String, long[]> expected, List<ThreadStats> got, long window) {
+    static void assertSameStatistics(Direct direct, List<ThreadStats> got, long window) {
+        Map<String, long[]> expected = direct.numbers();
         assertEquals(expected.size(), got.size());
         for (ThreadStats t : got) {
             String key = t.getThreadId() + (window > 0 ? "/" + t.getWindowStartNanos() : "");
@@ -256,7 +260,7 @@ class SessionStatisticsTest {
                 t.getReadyCount(), t.getReadySumNanos(), t.getReadyMaxNanos() == null ? Long.MIN_VALUE : t.getReadyMaxNanos()};
             assertEquals(java.util.Arrays.toString(e), java.util.Arrays.toString(g), key);
             // the five most frequent readying threads (ties: lower id first), with their counts
-            Map<Integer, Long> by = readiers.getOrDefault(key, Map.of());
+            Map<Integer, Long> by = direct.readiers().getOrDefault(key, Map.of());
             Map<String, Long> top = new java.util.LinkedHashMap<>();
             by.entrySet().stream().sorted((x, y) -> x.getValue().equals(y.getValue()) ? Integer.compare(x.getKey(), y.getKey())
                     : Long.compare(y.getValue(), x.getValue())).limit(5).forEach(x -> top.put(Integer.toString(x.getKey()), x.getValue()));

@@ -85,24 +85,36 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     private static Properties properties(Path dir, int port, int controllerPort) {
+        Properties p = nodeProperties(dir, 1, port, controllerPort, (short) 1);
+        p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+        p.put("num.partitions", "1");
+        return p;
+    }
+
+    /**
+     * One loopback KRaft node, broker and controller, whose internal topics have {@code replication}
+     * copies (two in sync when there are three or more); the quorum is the caller's to add.
+     */
+    static Properties nodeProperties(Path dir, int nodeId, int port, int controllerPort, short replication) {
+        String inSync = String.valueOf(io.swapstream.ingest.TopicSetup.minInSync(replication));
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
-        p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+        p.put("node.id", String.valueOf(nodeId));
         p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
         p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
         p.put("controller.listener.names", "CONTROLLER");
         p.put("inter.broker.listener.name", "PLAINTEXT");
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         p.put("log.dirs", dir.resolve("data").toString());
-        p.put("num.partitions", "1");
-        p.put("offsets.topic.replication.factor", "1");
+        p.put("default.replication.factor", String.valueOf(replication));
+        p.put("min.insync.replicas", inSync);
+        p.put("offsets.topic.replication.factor", String.valueOf(replication));
         p.put("offsets.topic.num.partitions", "4");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
+        p.put("transaction.state.log.replication.factor", String.valueOf(replication));
+        p.put("transaction.state.log.min.isr", inSync);
         p.put("transaction.state.log.num.partitions", "4");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("share.coordinator.state.topic.replication.factor", String.valueOf(replication));
+        p.put("share.coordinator.state.topic.min.isr", inSync);
         p.put("group.initial.rebalance.delay.ms", "0");
         // the default dedupe buffer takes 128 MiB of heap
         p.put("log.cleaner.dedupe.buffer.size", "2097152");
@@ -112,7 +124,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         return p;
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }

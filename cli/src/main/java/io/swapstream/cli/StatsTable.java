@@ -42,8 +42,12 @@ final class StatsTable {
             String reason = t.getWaitReasonCounts().entrySet().stream().max(Map.Entry.comparingByValue())
                     .map(e -> e.getKey() + " (" + e.getValue() + ")").orElse("-");
             long outs = t.getSwitchOutCount();
+            // a map read back from Avro has no order: most readied first, then by thread id
             StringBuilder readiers = new StringBuilder();
-            t.getTopReadiers().forEach((tid, n) -> readiers.append(readiers.length() == 0 ? "" : " ").append(tid).append(" (").append(n).append(")"));
+            t.getTopReadiers().entrySet().stream()
+                    .sorted(Comparator.comparing((Map.Entry<String, Long> e) -> -e.getValue())
+                            .thenComparingLong(e -> Long.parseLong(e.getKey())))
+                    .forEach(e -> readiers.append(readiers.length() == 0 ? "" : " ").append(e.getKey()).append(" (").append(e.getValue()).append(")"));
             out.println(String.format("%s%-7d %-6s %-18s %-12s %7d %7d %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
                     windowed ? String.format("%-24s ", Instant.ofEpochSecond(0, t.getWindowStartNanos())) : "",
                     t.getThreadId(), t.getProcessId() == null ? "-" : t.getProcessId(), cut(t.getProcessName(), 18),

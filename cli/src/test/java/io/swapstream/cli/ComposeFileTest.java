@@ -67,9 +67,7 @@ class ComposeFileTest {
     void stagesRunCommandLinesThisBuildAccepts() {
         for (String name : List.of("decode", "aggregate", "ingest")) {
             JsonNode s = service(name);
-            List<String> args = new ArrayList<>();
-            s.path("command").forEach(a -> args.add(a.asText()));
-            CommandLine.ParseResult parsed = Swapstream.commandLine().parseArgs(args.toArray(String[]::new));
+            CommandLine.ParseResult parsed = Swapstream.commandLine().parseArgs(args(s));
             assertEquals(name, parsed.subcommand().commandSpec().name());
             assertEquals((short) 3, (short) parsed.subcommand().matchedOptionValue("--replication", (short) 0), name);
             assertEquals("kafka-1:19092,kafka-2:19092,kafka-3:19092", parsed.subcommand().matchedOptionValue("--bootstrap-servers", ""));

@@ -4,8 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,35 +34,15 @@ final class KafkaCluster implements AutoCloseable {
 
     static KafkaCluster start(Path dir) throws Exception {
         KafkaCluster c = new KafkaCluster(dir);
-        int[] client = {freePort(), freePort(), freePort()};
-        int[] controller = {freePort(), freePort(), freePort()};
+        int[] client = {EmbeddedKafkaBroker.freePort(), EmbeddedKafkaBroker.freePort(), EmbeddedKafkaBroker.freePort()};
+        int[] controller = {EmbeddedKafkaBroker.freePort(), EmbeddedKafkaBroker.freePort(), EmbeddedKafkaBroker.freePort()};
         String voters = "1@127.0.0.1:" + controller[0] + ",2@127.0.0.1:" + controller[1] + ",3@127.0.0.1:" + controller[2];
         String clusterId = Uuid.randomUuid().toString();
         List<KafkaConfig> configs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             Path node = Files.createDirectories(dir.resolve("node" + (i + 1)));
-            Properties p = new Properties();
-            p.put("process.roles", "broker,controller");
-            p.put("node.id", String.valueOf(i + 1));
+            Properties p = EmbeddedKafkaBroker.nodeProperties(node, i + 1, client[i], controller[i], (short) 3);
             p.put("controller.quorum.voters", voters);
-            p.put("listeners", "PLAINTEXT://127.0.0.1:" + client[i] + ",CONTROLLER://127.0.0.1:" + controller[i]);
-            p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + client[i]);
-            p.put("controller.listener.names", "CONTROLLER");
-            p.put("inter.broker.listener.name", "PLAINTEXT");
-            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-            p.put("log.dirs", node.resolve("data").toString());
-            p.put("default.replication.factor", "3");
-            p.put("min.insync.replicas", "2");
-            p.put("offsets.topic.replication.factor", "3");
-            p.put("offsets.topic.num.partitions", "4");
-            p.put("transaction.state.log.replication.factor", "3");
-            p.put("transaction.state.log.min.isr", "2");
-            p.put("transaction.state.log.num.partitions", "4");
-            p.put("share.coordinator.state.topic.replication.factor", "3");
-            p.put("share.coordinator.state.topic.min.isr", "2");
-            p.put("group.initial.rebalance.delay.ms", "0");
-            p.put("log.cleaner.dedupe.buffer.size", "2097152");
-            p.put("message.max.bytes", String.valueOf(io.swapstream.schemas.SwapstreamConfig.MAX_MESSAGE_BYTES + 1024));
             // a stopped broker leaves the in-sync set quickly
             p.put("replica.lag.time.max.ms", "5000");
             p.put("broker.session.timeout.ms", "6000");
@@ -108,12 +86,6 @@ final class KafkaCluster implements AutoCloseable {
         s.shutdown();
         s.awaitShutdown();
         running.set(id - 1, false);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     @Override

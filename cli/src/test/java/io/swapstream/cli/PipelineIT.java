@@ -63,18 +63,24 @@ class PipelineIT {
     /** Reads committed records of a topic until {@code done} says enough. */
     List<ConsumerRecord<String, byte[]>> read(KafkaBroker.Bootstrap kafka, String suffix,
                                               Predicate<List<ConsumerRecord<String, byte[]>>> done) {
+        return read(kafka.servers(), prefix + suffix, done);
+    }
+
+    /** Reads committed records of {@code topic} from the start until {@code done} says enough. */
+    static List<ConsumerRecord<String, byte[]>> read(String bootstrap, String topic,
+                                                     Predicate<List<ConsumerRecord<String, byte[]>>> done) {
         Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.servers());
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, "it-reader-" + UUID.randomUUID());
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
         List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(prefix + suffix));
+            consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (!done.test(out)) {
-                if (System.nanoTime() > deadline) throw new AssertionError("timed out reading " + suffix + " after " + out.size() + " records");
+                if (System.nanoTime() > deadline) throw new AssertionError("timed out reading " + topic + " after " + out.size() + " records");
                 consumer.poll(Duration.ofMillis(200)).forEach(out::add);
             }
         }

@@ -1,6 +1,5 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.TraceEvent;
 import java.nio.ByteBuffer;
 
 /**
@@ -24,9 +23,5 @@ public final class ReadyThread {
     }
 
     public static int awakenedThreadId(ByteBuffer d, int p) { return d.getInt(p); }
-    public static int adjustReason(ByteBuffer d, int p) { return d.get(p + 4) & 0xFF; }
-    public static int adjustIncrement(ByteBuffer d, int p) { return d.get(p + 5); }
     public static int flags(ByteBuffer d, int p) { return d.get(p + 6) & 0xFF; }
-
-    public static int awakenedThreadId(TraceEvent ev) { return awakenedThreadId(ev.data(), ev.payloadOffset()); }
 }

@@ -108,8 +108,15 @@ public final class SwitchExpander {
         private int size;
 
         static int source(int cpu, int rank, int switchSource) {
-            return cpu * 3 + (rank == RANK_EVENT ? 0 : switchSource == SwitchBatch.SOURCE_CSWITCH ? 1 : 2);
+            return rank == RANK_EVENT ? events(cpu) : switchSource == SwitchBatch.SOURCE_CSWITCH ? cswitches(cpu) : packets(cpu);
         }
+
+        /** A processor's queue of thread, process and ReadyThread events. */
+        static int events(int cpu) { return cpu * 3; }
+        /** A processor's queue of CSwitch events. */
+        static int cswitches(int cpu) { return cpu * 3 + 1; }
+        /** A processor's queue of compact packets. */
+        static int packets(int cpu) { return cpu * 3 + 2; }
 
         static int cpu(int source) { return source / 3; }
         static boolean isEvent(int source) { return source % 3 == 0; }
@@ -366,7 +373,7 @@ public final class SwitchExpander {
         for (Lane l : lanes) {
             o.writeLong(l.eventTs);
             o.writeLong(l.packetTs);
-            int compact = l.cpu * 3 + 2;
+            int compact = Merge.packets(l.cpu);
             o.writeLong(l.pending ? queue.seq[compact][queue.tailPosition(compact)] : -1);
             o.writeInt(l.currentTid);
             o.writeLong(l.currentSinceNanos);
@@ -425,7 +432,7 @@ public final class SwitchExpander {
         long base = in.readLong();
         for (int q = in.readInt(); q > 0; q--) readItem(in, base);
         for (int i = 0; i < n; i++) {
-            int compact = i * 3 + 2;
+            int compact = Merge.packets(i);
             lanes[i].pending = pendingSeq[i] >= 0 && compact < queue.ts.length && queue.count[compact] > 0
                     && queue.seq[compact][queue.tailPosition(compact)] == pendingSeq[i];
         }
@@ -565,7 +572,7 @@ public final class SwitchExpander {
             // under any header type that carries the HookId, as CSwitch (ETW-FORMATS.md §7)
             ReadyThread.check(ev.payloadLength());
             counters.readyEvents++;
-            int src = lane.cpu * 3;
+            int src = Merge.events(lane.cpu);
             int p = enqueue(src, ev.timestamp(), KIND_READY, true);
             queue.oldTid[src][p] = ReadyThread.awakenedThreadId(ev.data(), ev.payloadOffset());
             queue.oldState[src][p] = ReadyThread.flags(ev.data(), ev.payloadOffset());
@@ -573,13 +580,13 @@ public final class SwitchExpander {
             if (ThreadEvent.handles(hook)) {
                 counters.threadEvents++;
                 ThreadEvent t = ThreadEvent.decode(ev);
-                int src = lane.cpu * 3;
+                int src = Merge.events(lane.cpu);
                 int q = enqueue(src, ev.timestamp(), KIND_THREAD, true);
                 queue.event[src][q] = t; // after enqueue, which may grow the columns
             } else if (ProcessEvent.handles(hook)) {
                 counters.processEvents++;
                 ProcessEvent e = ProcessEvent.decode(ev);
-                int src = lane.cpu * 3;
+                int src = Merge.events(lane.cpu);
                 int q = enqueue(src, ev.timestamp(), KIND_PROCESS, true);
                 queue.event[src][q] = e;
             }
@@ -607,7 +614,7 @@ public final class SwitchExpander {
         counters.cswitchEvents++;
         sawCSwitch = true;
         resolvePending(lane, ContextSwap.oldThreadId(d, p));
-        int src = lane.cpu * 3 + 1;
+        int src = Merge.cswitches(lane.cpu);
         int q = enqueue(src, ev.timestamp(), KIND_SWITCH, true);
         Merge m = queue;
         int state = ContextSwap.oldThreadState(d, p);
@@ -643,7 +650,7 @@ public final class SwitchExpander {
         if (tableIndex >= 0 && oldTid == 0) counters.emptyTidTableSlot++;
         Lane lane = compactLane;
         resolvePending(lane, oldTid);
-        int src = lane.cpu * 3 + 2;
+        int src = Merge.packets(lane.cpu);
         int q = enqueue(src, ts, KIND_SWITCH, false);
         Merge m = queue;
         m.oldTid[src][q] = oldTid;
@@ -661,7 +668,7 @@ public final class SwitchExpander {
     /** The new thread of a processor's waiting switch is the old thread of its next switch. */
     private void resolvePending(Lane lane, int oldTid) {
         if (!lane.pending) return;
-        int src = lane.cpu * 3 + 2;
+        int src = Merge.packets(lane.cpu);
         int p = queue.tailPosition(src);
         queue.newTid[src][p] = oldTid;
         queue.flags[src][p] |= 1;
@@ -685,7 +692,7 @@ public final class SwitchExpander {
     public void finish() {
         for (Lane lane : lanes) {
             if (lane.pending) {
-                int src = lane.cpu * 3 + 2;
+                int src = Merge.packets(lane.cpu);
                 queue.flags[src][queue.tailPosition(src)] |= 1;
                 lane.pending = false;
                 counters.lastSwitchWithoutNewThread++;

@@ -87,8 +87,13 @@ public final class TopicSetup {
     static Map<String, String> withInSync(Map<String, String> config, short replication) {
         if (replication < 3) return config;
         Map<String, String> c = new LinkedHashMap<>(config);
-        c.put("min.insync.replicas", "2");
+        c.put("min.insync.replicas", String.valueOf(minInSync(replication)));
         return c;
+    }
+
+    /** Replicas a write needs at {@code replication}: two of three or more, so one broker may fail. */
+    public static int minInSync(short replication) {
+        return replication >= 3 ? 2 : 1;
     }
 
     private static void create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)

@@ -16,7 +16,19 @@ import org.apache.avro.Schema;
 public final class SchemaHistory {
     private SchemaHistory() {}
 
+    /** Read once per class: a serde is made per topology and per client. */
+    private static final ClassValue<List<Schema>> EARLIER = new ClassValue<>() {
+        @Override
+        protected List<Schema> computeValue(Class<?> type) {
+            return List.copyOf(read(type));
+        }
+    };
+
     public static List<Schema> earlier(Class<?> type) {
+        return EARLIER.get(type);
+    }
+
+    private static List<Schema> read(Class<?> type) {
         List<Schema> out = new ArrayList<>();
         for (int v = 1; ; v++) {
             String name = "/io/swapstream/schemas/avro-history/" + type.getSimpleName() + ".v" + v + ".avsc";
