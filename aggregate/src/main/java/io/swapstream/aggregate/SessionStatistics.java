@@ -149,13 +149,15 @@ public final class SessionStatistics {
             }
         }
         if (nw != NO_INT && nw != 0) {
+            int waitBin = sinceLast == NONE ? ThreadStatsAccumulator.NO_INDEX : ThreadStatsAccumulator.sketchIndex(sinceLast);
+            int readyBin = ready == NO_TIME ? ThreadStatsAccumulator.NO_INDEX : ThreadStatsAccumulator.sketchIndex(ready);
             ThreadStatsAccumulator a = accumulators.of(nw, WHOLE);
-            a.switchIn(t, sinceLast, waitTicks);
-            if (ready != NO_TIME) a.ready(ready, readier);
+            a.switchIn(t, sinceLast, waitTicks, waitBin);
+            if (ready != NO_TIME) a.ready(ready, readier, readyBin);
             if (window != WHOLE) {
                 ThreadStatsAccumulator w = accumulators.of(nw, window);
-                w.switchIn(t, sinceLast, waitTicks);
-                if (ready != NO_TIME) w.ready(ready, readier);
+                w.switchIn(t, sinceLast, waitTicks, waitBin);
+                if (ready != NO_TIME) w.ready(ready, readier, readyBin);
             }
         }
         boolean sliceDeltas = pmcDeltas(cpu, pmc, run);

@@ -7,6 +7,7 @@ import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.streams.AvroRecords;
+import io.swapstream.decode.streams.InputRecordReader;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.StageCounters;
@@ -42,8 +43,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@link SessionStatistics}. Its state goes through the public state-store API and commits with the
  * outputs (exactly once): the accumulators a session's batches changed are written every
  * {@link SwapstreamConfig#AGGREGATE_FLUSH_BATCHES} batches (encoding a quantile sketch per thread per batch would cost more
- * than the statistics), and the batches since are kept until then, so a restarted instance takes the
- * accumulators and those batches again, emitting nothing, and goes on as before. A window is emitted
+ * than the statistics), and the batches since are noted (their offsets in the input topic), so a
+ * restarted instance takes the accumulators and reads those batches back and takes them again,
+ * emitting nothing, and goes on as before. A window is emitted
  * once, {@code final}, as soon as the session's switches pass its end, and its state is dropped;
  * whole-session rows are emitted as they change and {@code final} once the decode stage's
  * end-of-session record says every batch and thread record has arrived.
@@ -57,6 +59,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private KeyValueStore<String, ThreadInfo> labels;
     private KeyValueStore<String, ThreadStats> latest;
     private KeyValueStore<String, byte[]> redo;
+    private final String batchTopic;
+    private InputRecordReader inputs;
     private final org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches;
     /** Each batch is taken whole before the next is read: one batch's columns serve them all. */
     private SwitchBatch reused;
@@ -68,8 +72,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, Open> open = new HashMap<>();
 
-    AggregateProcessor(long windowNanos, long emitIntervalMs, org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
-                       int flushBatches, int keepWindows) {
+    AggregateProcessor(String batchTopic, long windowNanos, long emitIntervalMs,
+                       org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches, int flushBatches, int keepWindows) {
+        this.batchTopic = batchTopic;
         this.flushBatches = flushBatches;
         this.keepWindows = keepWindows;
         this.windowNanos = windowNanos;
@@ -171,15 +176,18 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             // the store has every accumulator written by earlier batches; this batch's are in memory
             Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
             String prefix = windowPrefix(session);
+            boolean inMemory = start == windowStart;
             try (KeyValueIterator<String, byte[]> it = accumulators.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
                 while (it.hasNext()) {
                     KeyValue<String, byte[]> kv = it.next();
-                    if (windowStartOf(kv.value) == start) {
-                        rows.put(Integer.parseInt(kv.key.substring(prefix.length())), windowAccumulator(kv.value));
+                    int tid = Integer.parseInt(kv.key.substring(prefix.length()));
+                    // one in memory is newer than the stored one: decoding the stored one would be wasted
+                    if (windowStartOf(kv.value) == start && !(inMemory && window.containsKey(tid))) {
+                        rows.put(tid, windowAccumulator(kv.value));
                     }
                 }
             }
-            if (start == windowStart) {
+            if (inMemory) {
                 for (Slot s : window.values()) {
                     rows.put(s.tid, s.accumulator);
                     s.dropped = true;
@@ -271,6 +279,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
         this.redo = context.getStateStore(AggregateTopology.REDO_STORE);
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
+        this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
     }
@@ -278,6 +287,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     @Override
     public void close() {
         open.clear();
+        if (inputs != null) inputs.close();
     }
 
     @Override
@@ -296,7 +306,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         if (v instanceof byte[] bytes) {
             SwitchBatch b = read(record.key(), bytes);
             StageCounters.AGGREGATE.switchesIn.add(b.count());
-            redo.put(redoKey(session, o.state.batches++), bytes);
+            redo.put(redoKey(session, o.state.batches++), InputRecordReader.reference(context));
             o.state.redoBytes += bytes.length;
             o.state.host = b.host();
             o.statistics.accept(b);
@@ -330,9 +340,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             if (!o.state.done) {
                 o.replaying = true;
                 for (long i = o.state.flushedBatches; i < o.state.batches; i++) {
-                    byte[] bytes = redo.get(redoKey(session, i));
-                    if (bytes == null) throw new IllegalStateException("batch " + i + " of session " + session + " is missing from the redo store");
-                    o.statistics.accept(read(session, bytes));
+                    byte[] entry = redo.get(redoKey(session, i));
+                    if (entry == null) throw new IllegalStateException("batch " + i + " of session " + session + " is missing from the redo store");
+                    o.statistics.accept(read(session, inputs.value(batchTopic, entry)));
                 }
                 o.replaying = false;
                 open.put(session, o);
@@ -360,7 +370,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         try (KeyValueIterator<String, byte[]> it = accumulators.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
-                rows.put(Integer.parseInt(kv.key.substring(prefix.length())), AccumulatorCodec.decode(kv.value));
+                int tid = Integer.parseInt(kv.key.substring(prefix.length()));
+                if (!o.whole.containsKey(tid)) rows.put(tid, AccumulatorCodec.decode(kv.value));
             }
         }
         for (Slot s : o.whole.values()) rows.put(s.tid, s.accumulator);

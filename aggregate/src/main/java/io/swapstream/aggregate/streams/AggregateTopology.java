@@ -37,9 +37,9 @@ public final class AggregateTopology {
      * thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
      */
     public static final long DEFAULT_EMIT_INTERVAL_MS = 10_000;
-    /** The batches a session keeps in its redo store between two writes of its accumulators, at most (and one more batch). */
+    /** The bytes of batches a session takes between two writes of its accumulators, at most (and one more batch): what a restore takes again. */
     public static final long REDO_MAX_BYTES = 32L << 20;
-    /** A session's batches since its accumulators were last written (at most 64). */
+    /** A session's batches since its accumulators were last written, as offsets of the input topic. */
     public static final String REDO_STORE = "aggregate-redo-batches";
 
     /** What the aggregate has counted of a session: for queries. */
@@ -106,8 +106,8 @@ public final class AggregateTopology {
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(windowNanos, emitIntervalMs, SwitchBatchSerde.forConfig(config).deserializer(),
-                                flushBatches, keepWindows),
+                .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES), windowNanos, emitIntervalMs,
+                                SwitchBatchSerde.forConfig(config).deserializer(), flushBatches, keepWindows),
                         Named.as("aggregate"), ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE, REDO_STORE, SESSION_RECORDS_STORE)
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
                         serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));

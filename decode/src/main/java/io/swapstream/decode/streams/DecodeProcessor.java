@@ -30,8 +30,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
  * Its state, committed with the outputs: the decoder's own state (a checkpoint: lanes, queue, thread
  * table, clock), put every {@link SwapstreamConfig#DECODE_CHECKPOINT_BUFFERS} buffers or {@value #CHECKPOINT_BYTES} bytes,
- * the buffers decoded since (at most that many: a restarted instance restores the checkpoint and
- * decodes them again, emitting nothing, so its output is the same), the session's progress, and
+ * the buffers decoded since (at most that many, kept as references to the input topic: a restarted
+ * instance restores the checkpoint, reads them back and decodes them again, emitting nothing, so its
+ * output is the same), the session's progress, and
  * buffers that arrived early, until the gap before them fills. A checkpoint per buffer would cost
  * its encoding, megabytes when the merge waits for a quiet processor, for every 64 KiB buffer.
  * A session ends with its end marker, or as incomplete after {@code idleTimeoutMs} without a buffer;
@@ -43,7 +44,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private final int batchRows;
     private final boolean rows;
     private final long idleTimeoutMs;
+    private final String rawTopic;
     private ProcessorContext<String, Object> context;
+    private InputRecordReader inputs;
     private KeyValueStore<String, byte[]> checkpoints;
     private KeyValueStore<String, byte[]> progress;
     private KeyValueStore<String, byte[]> early;
@@ -53,7 +56,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private final Map<String, Live> live = new HashMap<>();
 
-    DecodeProcessor(int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers) {
+    DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers) {
+        this.rawTopic = rawTopic;
         this.checkpointBuffers = checkpointBuffers;
         this.batchRows = batchRows;
         this.rows = rows;
@@ -101,6 +105,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         this.progress = context.getStateStore(DecodeTopology.PROGRESS_STORE);
         this.early = context.getStateStore(DecodeTopology.EARLY_STORE);
         this.redo = context.getStateStore(DecodeTopology.REDO_STORE);
+        this.inputs = InputRecordReader.of(context, "decode-redo");
         live.clear();
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
@@ -109,6 +114,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     @Override
     public void close() {
         live.clear();
+        if (inputs != null) inputs.close();
     }
 
     @Override
@@ -152,11 +158,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         Live l = live(session, p);
         l.timestamp = record.timestamp();
-        apply(l, bytes, headers);
+        apply(l, bytes, headers, InputRecordReader.reference(context));
         byte[] next;
         while ((next = early.get(earlyKey(session, p.next))) != null) {
             early.delete(earlyKey(session, p.next));
-            apply(l, next, new RecordHeaders());
+            apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
         save(l);
     }
@@ -171,13 +177,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             l = new Live(session, p, checkpoints.get(session));
             l.replaying = true;
             for (long i = p.checkpointNext; i < p.next; i++) {
-                byte[] bytes = redo.get(redoKey(session, i));
-                if (bytes == null) {
+                byte[] entry = redo.get(redoKey(session, i));
+                if (entry == null) {
                     throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo store"
                             + " (progress: next buffer " + p.next + ", checkpoint at " + p.checkpointNext + ", "
                             + (checkpoints.get(session) == null ? "no checkpoint" : "a checkpoint") + " stored)");
                 }
                 String source = session + " buffer " + i;
+                byte[] bytes = inputs.value(rawTopic, entry);
                 try {
                     l.buffer.load(source, 0, bytes, 0, bytes.length);
                     SessionDecoder.check(l.buffer);
@@ -192,10 +199,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return l;
     }
 
-    private void apply(Live l, byte[] bytes, Headers headers) {
+    /** Decodes the next buffer of the session, {@code bytes}; {@code redoEntry} is what the redo store keeps of it. */
+    private void apply(Live l, byte[] bytes, Headers headers, byte[] redoEntry) {
         DecodeProgress p = l.progress;
         long index = p.next++;
-        redo.put(redoKey(l.session, index), bytes);
+        redo.put(redoKey(l.session, index), redoEntry);
         p.redoBytes += bytes.length;
         decode(l, index, bytes, headers);
         // here, not once per record: the buffers since the checkpoint must fit the redo slots

@@ -33,9 +33,9 @@ public final class DecodeTopology {
     public static final String CHECKPOINT_STORE = "decode-checkpoints";
     public static final String PROGRESS_STORE = "decode-sessions";
     public static final String EARLY_STORE = "decode-early-buffers";
-    /** Buffers decoded since the session's last checkpoint (at most 64): decoded again after a restart. */
+    /** Buffers decoded since the session's last checkpoint, as offsets of the input topic: decoded again after a restart. */
     public static final String REDO_STORE = "decode-redo-buffers";
-    /** The buffers a session keeps in its redo store between two checkpoints, at most (and one more buffer). */
+    /** The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer): what a restore decodes again. */
     public static final long REDO_MAX_BYTES = 8L << 20;
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
@@ -67,7 +67,8 @@ public final class DecodeTopology {
                 Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
-                .process(() -> new DecodeProcessor(batchRows, rows, idle, checkpointBuffers), Named.as("decode"),
+                .process(() -> new DecodeProcessor(topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows, rows, idle, checkpointBuffers),
+                        Named.as("decode"),
                         CHECKPOINT_STORE, PROGRESS_STORE, EARLY_STORE, REDO_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s
