@@ -14,16 +14,21 @@ import java.nio.ByteBuffer;
 public final class AccumulatorCodec {
     private AccumulatorCodec() {}
 
-    private static byte[] sketch(DDSketch s) {
-        if (s == null) return new byte[0];
+    /** A flush encodes thousands of accumulators in a row: two scratch outputs per thread, not two arrays per accumulator. */
+    private static final ThreadLocal<GrowingByteArrayOutput[]> SCRATCH = ThreadLocal.withInitial(() -> new GrowingByteArrayOutput[] {
+            GrowingByteArrayOutput.withInitialCapacity(4096), GrowingByteArrayOutput.withInitialCapacity(4096)});
+
+    /** {@code s} in DDSketch's own encoding, in {@code out} (empty for none). */
+    private static GrowingByteArrayOutput sketch(DDSketch s, GrowingByteArrayOutput out) {
+        out.clear();
+        if (s == null) return out;
         // DDSketch's own encoding: serialize() writes the protobuf form, which decode() does not read
-        GrowingByteArrayOutput encoded = GrowingByteArrayOutput.withDefaultInitialCapacity();
         try {
-            s.encode(encoded, false);
+            s.encode(out, false);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return encoded.trimmedCopy();
+        return out;
     }
 
     private static DDSketch sketch(ByteBuffer b, int n) {
@@ -37,14 +42,15 @@ public final class AccumulatorCodec {
     }
 
     public static byte[] encode(ThreadStatsAccumulator a) {
-        ByteBuffer sketch = ByteBuffer.wrap(sketch(a.waits));
-        byte[] readies = sketch(a.readies);
+        GrowingByteArrayOutput[] scratch = SCRATCH.get();
+        GrowingByteArrayOutput waits = sketch(a.waits, scratch[0]);
+        GrowingByteArrayOutput readies = sketch(a.readies, scratch[1]);
         int readiers = a.readiers == null ? 0 : a.readiers.size();
         int reasons = 0;
         for (long r : a.waitReasons) if (r != 0) reasons++;
         int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
-        ByteBuffer b = ByteBuffer.allocate(8 * 40 + 12 * reasons + 8 * 32 + 8 * pmc + 4 + sketch.remaining() + 16
-                + 8 * 3 + 4 + readies.length + 4 + 12 * readiers);
+        ByteBuffer b = ByteBuffer.allocate(8 * 19 + 4 * 2 + 4 + 12 * reasons + 8 * 32 + 4 + 8 * pmc + 4 + waits.numWrittenBytes()
+                + 8 * 3 + 4 + readies.numWrittenBytes() + 4 + 12 * readiers);
         b.putLong(a.firstNanos).putLong(a.lastNanos).putLong(a.switchIn).putLong(a.switchOut).putLong(a.voluntary)
                 .putLong(a.involuntary).putLong(a.waitReasonBitMap).putLong(a.waitCount).putLong(a.waitSum)
                 .putLong(a.waitMin).putLong(a.waitMax).putLong(a.ticksCount).putLong(a.ticksSum).putLong(a.ticksMax)
@@ -55,18 +61,17 @@ public final class AccumulatorCodec {
         for (long h : a.priorityHistogram) b.putLong(h);
         b.putInt(pmc);
         for (int i = 0; i < pmc; i++) b.putLong(a.pmcDeltas[i]);
-        b.putInt(sketch.remaining()).put(sketch);
+        b.putInt(waits.numWrittenBytes()).put(waits.backingArray(), 0, waits.numWrittenBytes());
         b.putLong(a.readyCount).putLong(a.readySum).putLong(a.readyMax);
-        b.putInt(readies.length).put(readies);
+        b.putInt(readies.numWrittenBytes()).put(readies.backingArray(), 0, readies.numWrittenBytes());
         b.putInt(readiers);
         if (a.readiers != null) {
             for (it.unimi.dsi.fastutil.ints.Int2LongMap.Entry e : a.readiers.int2LongEntrySet()) {
                 b.putInt(e.getIntKey()).putLong(e.getLongValue());
             }
         }
-        byte[] out = new byte[b.position()];
-        b.flip().get(out);
-        return out;
+        if (b.hasRemaining()) throw new IllegalStateException("accumulator encoding sized wrong: " + b.remaining() + " bytes left");
+        return b.array();
     }
 
     public static ThreadStatsAccumulator decode(byte[] bytes) {

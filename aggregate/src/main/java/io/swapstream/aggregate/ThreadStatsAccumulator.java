@@ -220,16 +220,18 @@ public final class ThreadStatsAccumulator {
     public long firstNanos() { return firstNanos; }
     public long lastNanos() { return lastNanos; }
 
-    private Long quantile(double q) {
-        if (waitCount == 0) return null;
-        long v = Math.round(waits.getValueAtQuantile(q));
-        return Math.max(waitMin, Math.min(waitMax, v));
-    }
+    private static final double[] QUANTILES = {0.50, 0.90, 0.99};
 
-    private Long readyQuantile(double q) {
-        if (readyCount == 0) return null;
-        long v = Math.round(readies.getValueAtQuantile(q));
-        return Math.max(0, Math.min(readyMax, v));
+    /**
+     * p50, p90 and p99 of {@code sketch}, held within [min, max] (the sketch's bins are 1% wide);
+     * nulls when it holds nothing. Together: the sketch counts its bins once, not once per quantile.
+     */
+    private static Long[] quantiles(DDSketch sketch, long count, long min, long max) {
+        Long[] out = new Long[QUANTILES.length];
+        if (count == 0) return out;
+        double[] v = sketch.getValuesAtQuantiles(QUANTILES);
+        for (int i = 0; i < v.length; i++) out[i] = Math.max(min, Math.min(max, Math.round(v[i])));
+        return out;
     }
 
     /** The most frequent readiers, most first (ties: lower thread id first), as decimal ids. */
@@ -273,6 +275,8 @@ public final class ThreadStatsAccumulator {
         }
         boolean waited = waitCount > 0;
         boolean prio = priorityCount > 0;
+        Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
+        Long[] ready = quantiles(readies, readyCount, 0, readyMax);
         return ThreadStats.newBuilder().setSession(session).setHost(host).setThreadId(tid).setProcessId(pid)
                 .setProcessName(processName).setThreadName(threadName).setWindowStartNanos(windowStart)
                 .setWindowEndNanos(windowEnd).setSwitchInCount(switchIn).setSwitchOutCount(switchOut)
@@ -280,7 +284,7 @@ public final class ThreadStatsAccumulator {
                 .setWaitReasonCounts(reasons).setWaitReasonBitMap(waitReasonBitMap).setWaitCount(waitCount)
                 .setWaitSumNanos(waitSum).setWaitMinNanos(waited ? waitMin : null).setWaitMaxNanos(waited ? waitMax : null)
                 .setWaitMeanNanos(waited ? (double) waitSum / waitCount : null)
-                .setWaitP50Nanos(quantile(0.50)).setWaitP90Nanos(quantile(0.90)).setWaitP99Nanos(quantile(0.99))
+                .setWaitP50Nanos(wait[0]).setWaitP90Nanos(wait[1]).setWaitP99Nanos(wait[2])
                 .setNewThreadWaitTicksCount(ticksCount).setNewThreadWaitTicksSum(ticksSum)
                 .setNewThreadWaitTicksMax(ticksCount > 0 ? ticksMax : null)
                 .setRunCount(runCount).setRunSumNanos(runSum).setRunMaxNanos(runCount > 0 ? runMax : null)
@@ -288,7 +292,7 @@ public final class ThreadStatsAccumulator {
                 .setPriorityMean(prio ? (double) prioritySum / priorityCount : null)
                 .setPriorityHistogram(hist).setPmcDeltas(pmc)
                 .setReadyCount(readyCount).setReadySumNanos(readySum).setReadyMaxNanos(readyCount > 0 ? readyMax : null)
-                .setReadyP50Nanos(readyQuantile(0.50)).setReadyP90Nanos(readyQuantile(0.90)).setReadyP99Nanos(readyQuantile(0.99))
+                .setReadyP50Nanos(ready[0]).setReadyP90Nanos(ready[1]).setReadyP99Nanos(ready[2])
                 .setTopReadiers(topReadiers())
                 .setFinal$(isFinal).build();
     }
