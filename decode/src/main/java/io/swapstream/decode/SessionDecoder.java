@@ -173,7 +173,7 @@ public final class SessionDecoder {
      * merge waits for, never by the length of the trace.
      */
     public byte[] checkpoint() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4096);
+        CheckpointBytes bytes = new CheckpointBytes();
         try (DataOutputStream o = new DataOutputStream(bytes)) {
             o.writeByte(CHECKPOINT_VERSION);
             o.writeBoolean(header != null);
@@ -185,6 +185,33 @@ public final class SessionDecoder {
             throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
+    }
+
+    /** ByteArrayOutputStream without its lock: a checkpoint writes the merge queue a byte at a time. */
+    private static final class CheckpointBytes extends java.io.OutputStream {
+        private byte[] buf = new byte[64 * 1024];
+        private int size;
+
+        private void room(int n) {
+            if (size + n > buf.length) buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, size + n));
+        }
+
+        @Override
+        public void write(int b) {
+            room(1);
+            buf[size++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            room(len);
+            System.arraycopy(b, off, buf, size, len);
+            size += len;
+        }
+
+        byte[] toByteArray() {
+            return java.util.Arrays.copyOf(buf, size);
+        }
     }
 
     /** A decoder that continues from {@code checkpoint}, handing its output to the given consumers. */

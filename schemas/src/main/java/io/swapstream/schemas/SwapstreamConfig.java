@@ -14,21 +14,23 @@ public final class SwapstreamConfig {
     /** Decode: switches per ContextSwitchBatch record (default {@value #DEFAULT_BATCH_ROWS}). */
     public static final String DECODE_BATCH_ROWS = "swapstream.decode.batch.rows";
     public static final int DEFAULT_BATCH_ROWS = 4096;
-    /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     /**
      * Decode: buffers between two checkpoints of a session's decoder (default {@value #DEFAULT_CHECKPOINT_BUFFERS},
-     * at most {@value #REDO_SLOTS}); the buffers since are kept to be decoded again after a restart.
+     * at most {@value #REDO_SLOTS}); the buffers since are noted, to be read back and decoded again after a restart.
+     * A checkpoint encodes what the merge holds (megabytes while it waits for a quiet processor), so fewer
+     * cost less; more make a restart decode more again.
      */
     public static final String DECODE_CHECKPOINT_BUFFERS = "swapstream.decode.checkpoint.buffers";
-    public static final int DEFAULT_CHECKPOINT_BUFFERS = 64;
+    public static final int DEFAULT_CHECKPOINT_BUFFERS = 256;
     /** Aggregate: batches between two writes of a session's accumulators (default {@value #DEFAULT_FLUSH_BATCHES}, at most {@value #REDO_SLOTS}). */
     public static final String AGGREGATE_FLUSH_BATCHES = "swapstream.aggregate.flush.batches";
-    public static final int DEFAULT_FLUSH_BATCHES = 256;
+    public static final int DEFAULT_FLUSH_BATCHES = 512;
     /** Aggregate: closed windows the stats store keeps per thread for queries (default {@value #DEFAULT_KEEP_WINDOWS}); the topic has them all. */
     public static final String AGGREGATE_KEEP_WINDOWS = "swapstream.aggregate.keep.windows";
     public static final int DEFAULT_KEEP_WINDOWS = 10;
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
+    /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;
     /** Aggregate: tumbling window of the windowed statistics (0: whole-session only). */

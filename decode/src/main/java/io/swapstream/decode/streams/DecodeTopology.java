@@ -36,7 +36,7 @@ public final class DecodeTopology {
     /** Buffers decoded since the session's last checkpoint, as offsets of the input topic: decoded again after a restart. */
     public static final String REDO_STORE = "decode-redo-buffers";
     /** The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer): what a restore decodes again. */
-    public static final long REDO_MAX_BYTES = 8L << 20;
+    public static final long REDO_MAX_BYTES = 32L << 20;
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
     public static boolean hasEnded(byte[] progress) {
