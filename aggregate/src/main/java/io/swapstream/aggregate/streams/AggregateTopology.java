@@ -38,7 +38,7 @@ public final class AggregateTopology {
      */
     public static final long DEFAULT_EMIT_INTERVAL_MS = 10_000;
     /** The bytes of batches a session takes between two writes of its accumulators, at most (and one more batch): what a restore takes again. */
-    public static final long REDO_MAX_BYTES = 64L << 20;
+    public static final long REDO_MAX_BYTES = 32L << 20;
     /** A session's batches since its accumulators were last written, as offsets of the input topic. */
     public static final String REDO_STORE = "aggregate-redo-batches";
 
