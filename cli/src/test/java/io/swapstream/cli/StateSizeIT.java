@@ -37,32 +37,27 @@ import org.junit.jupiter.api.io.TempDir;
 class StateSizeIT {
     @TempDir Path dir;
 
-    /** Store bytes without the redo stores, which hold the records since the last flush or checkpoint, and those apart. */
-    record Sizes(long decodeStore, long aggregateStore, long redoStores, long changelogs, long redoChangelogs) {}
+    /** Peak store bytes (redo entries included: offsets of the records since the last checkpoint or flush), and changelog bytes. */
+    record Sizes(long decodeStore, long aggregateStore, long changelogs) {}
 
     @Test
     void aTenTimesLongerTraceKeepsTheStateFlat(KafkaBroker.Bootstrap kafka) throws Exception {
         Sizes shorter = run(kafka, 130_000);
         Sizes longer = run(kafka, 1_300_000);
         System.out.printf("StateSizeIT: peak decode store %d / %d bytes, peak aggregate store %d / %d bytes,"
-                + " peak redo stores %d / %d bytes, changelogs after compaction %d / %d bytes, redo changelogs %d / %d bytes"
-                + " (2 / 22 minutes of trace)%n",
+                + " changelogs after compaction %d / %d bytes (2 / 22 minutes of trace)%n",
                 shorter.decodeStore(), longer.decodeStore(), shorter.aggregateStore(), longer.aggregateStore(),
-                shorter.redoStores(), longer.redoStores(), shorter.changelogs(),
-                longer.changelogs(), shorter.redoChangelogs(), longer.redoChangelogs());
+                shorter.changelogs(), longer.changelogs());
         // stores are sampled every 100 ms, so a short run's peak may be missed by a few flushes' worth:
         // 256 KiB of slack, far below what state growing with the trace would add (ten times the shorter's)
         long sampling = 256 * 1024;
         assertTrue(longer.decodeStore() <= 2 * shorter.decodeStore() + sampling, longer + " against " + shorter);
         assertTrue(longer.aggregateStore() <= 2 * shorter.aggregateStore() + sampling, longer + " against " + shorter);
-        // the redo stores (printed) hold what came since the last checkpoint or flush, 16 records here:
-        // their changelogs are held to the bound below
         // the cleaner never compacts a changelog's active segment, and when it gets to the others
-        // varies from run to run: up to a segment per stage more than the compacted state, a redo log's
-        // slots included, whatever the length of the session
+        // varies from run to run: up to a segment per stage more than the compacted state, whatever
+        // the length of the session
         long slack = 2L * TopicSetup.CHANGELOG_SEGMENT_BYTES;
-        assertTrue(longer.changelogs() + longer.redoChangelogs() <= 2 * (shorter.changelogs() + shorter.redoChangelogs()) + slack,
-                longer + " against " + shorter);
+        assertTrue(longer.changelogs() <= 2 * shorter.changelogs() + slack, longer + " against " + shorter);
     }
 
     /** A trace of a fixed set of threads (none exits, so the threads seen do not grow with time) through the pipeline. */
@@ -77,7 +72,6 @@ class StateSizeIT {
             TopicSetup.ensure(admin, prefix, 1, (short) 1);
             long decodeMax = 0;
             long aggregateMax = 0;
-            long redoMax = 0;
             try (Pipeline p = Pipeline.start(kafka.servers(), appId, dir.resolve(prefix), prefix, 1, (short) 1, 60_000_000_000L, 1000,
                     // checkpoints and flushes every 16 records: both traces go through many of each; the
                     // stats store keeps two closed windows, which both traces pass (2 and 22 one-minute windows)
@@ -93,11 +87,10 @@ class StateSizeIT {
                 publisher.start();
                 String session = BufferPublisher.sessionOf(f, "size");
                 while (true) {
-                    decodeMax = Math.max(decodeMax, bytes(p.decode, DecodeTopology.CHECKPOINT_STORE)
-                            + bytes(p.decode, DecodeTopology.PROGRESS_STORE) + bytes(p.decode, DecodeTopology.EARLY_STORE));
+                    decodeMax = Math.max(decodeMax, bytes(p.decode, DecodeTopology.PROGRESS_STORE));
                     aggregateMax = Math.max(aggregateMax, bytes(p.aggregate, AggregateTopology.ACCUMULATORS_STORE)
-                            + bytes(p.aggregate, AggregateTopology.SESSIONS_STORE) + bytes(p.aggregate, AggregateTopology.STATS_STORE));
-                    redoMax = Math.max(redoMax, bytes(p.decode, DecodeTopology.REDO_STORE) + bytes(p.aggregate, AggregateTopology.REDO_STORE));
+                            + bytes(p.aggregate, AggregateTopology.SESSIONS_STORE) + bytes(p.aggregate, AggregateTopology.STATS_STORE)
+                            + bytes(p.aggregate, AggregateTopology.REDO_STORE));
                     Long done = finished(p.aggregate, session);
                     if (done != null) {
                         assertEquals(switches, (long) done, "every switch counted");
@@ -107,10 +100,8 @@ class StateSizeIT {
                 }
                 publisher.join();
             }
-            Map<String, Long> changelogs = compactedChangelogs(admin, appId);
-            long redo = changelogs.entrySet().stream().filter(e -> e.getKey().contains("redo")).mapToLong(Map.Entry::getValue).sum();
-            long all = changelogs.values().stream().mapToLong(Long::longValue).sum();
-            return new Sizes(decodeMax, aggregateMax, redoMax, all - redo, redo);
+            long changelogs = compactedChangelogs(admin, appId).values().stream().mapToLong(Long::longValue).sum();
+            return new Sizes(decodeMax, aggregateMax, changelogs);
         }
     }
 
@@ -128,6 +119,15 @@ class StateSizeIT {
         } catch (InvalidStateStoreException e) {
             return 0; // rebalancing: the next sample counts
         }
+    }
+
+    static java.util.List<String> keys(KafkaStreams streams, String store) {
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        var s = streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.<String, Object>keyValueStore()));
+        try (KeyValueIterator<String, Object> it = s.all()) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        return keys;
     }
 
     static Long finished(KafkaStreams aggregate, String session) {

@@ -47,10 +47,15 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private final String rawTopic;
     private ProcessorContext<String, Object> context;
     private InputRecordReader inputs;
-    private KeyValueStore<String, byte[]> checkpoints;
-    private KeyValueStore<String, byte[]> progress;
-    private KeyValueStore<String, byte[]> early;
-    private KeyValueStore<String, byte[]> redo;
+    /**
+     * A session's whole state, in one store: its progress (key: the session), its decoder's
+     * checkpoint, its redo entries and early buffers (keys: the session, {@link #PART}, a letter).
+     * One store is one changelog partition, so whatever a restore finds of it comes from the same
+     * transactions; in stores of their own, progress and redo entries were once found out of step
+     * after a broker's kill -9. Not cached: written in the order they are put, a checkpoint before
+     * the progress that points past it.
+     */
+    private KeyValueStore<String, byte[]> state;
     static final long CHECKPOINT_BYTES = DecodeTopology.REDO_MAX_BYTES;
     private final int checkpointBuffers;
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
@@ -101,10 +106,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     @Override
     public void init(ProcessorContext<String, Object> context) {
         this.context = context;
-        this.checkpoints = context.getStateStore(DecodeTopology.CHECKPOINT_STORE);
-        this.progress = context.getStateStore(DecodeTopology.PROGRESS_STORE);
-        this.early = context.getStateStore(DecodeTopology.EARLY_STORE);
-        this.redo = context.getStateStore(DecodeTopology.REDO_STORE);
+        this.state = context.getStateStore(DecodeTopology.PROGRESS_STORE);
         this.inputs = InputRecordReader.of(context, "decode-redo");
         live.clear();
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
@@ -122,12 +124,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         StageCounters.DECODE.recordsIn.increment();
         String session = record.key();
         Headers headers = record.headers();
-        if (session == null || session.isEmpty()) {
-            deadLetter(session, headers, record.value(), "no-session-key", "raw buffer without a session key", record.timestamp());
+        if (session == null || session.isEmpty() || session.indexOf(PART) >= 0) {
+            deadLetter(session, headers, record.value(), "no-session-key", session == null || session.isEmpty()
+                    ? "raw buffer without a session key" : "raw buffer whose session key holds a NUL character", record.timestamp());
             return;
         }
         Live known = live.get(session);
-        DecodeProgress p = known != null ? known.progress : DecodeProgress.decode(progress.get(session));
+        DecodeProgress p = known != null ? known.progress : stored(session);
         if (p.ended()) {
             deadLetter(session, headers, record.value(), "after-session-end", "session " + session + " has ended (" + p.endReason
                     + "): a buffer that came after its end", record.timestamp());
@@ -147,21 +150,21 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long index = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
         if (index < 0) index = p.next; // no index: take arrival order
         if (index < p.next) { // a re-run ingest resent a buffer this session already has
-            progress.put(session, p.encode());
+            state.put(session, p.encode());
             return;
         }
         byte[] bytes = record.value() == null ? new byte[0] : record.value();
         if (index > p.next) {
-            early.put(earlyKey(session, index), bytes);
-            progress.put(session, p.encode());
+            state.put(earlyKey(session, index), bytes);
+            state.put(session, p.encode());
             return;
         }
         Live l = live(session, p);
         l.timestamp = record.timestamp();
         apply(l, bytes, headers, InputRecordReader.reference(context));
         byte[] next;
-        while ((next = early.get(earlyKey(session, p.next))) != null) {
-            early.delete(earlyKey(session, p.next));
+        while ((next = state.get(earlyKey(session, p.next))) != null) {
+            state.delete(earlyKey(session, p.next));
             apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
         save(l);
@@ -174,14 +177,15 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private Live live(String session, DecodeProgress p) {
         Live l = live.get(session);
         if (l == null) {
-            l = new Live(session, p, checkpoints.get(session));
+            byte[] checkpoint = state.get(checkpointKey(session));
+            l = new Live(session, p, checkpoint == null ? null : Checkpoint.decoder(checkpoint));
             l.replaying = true;
             for (long i = p.checkpointNext; i < p.next; i++) {
-                byte[] entry = redo.get(redoKey(session, i));
+                byte[] entry = state.get(redoKey(session, i));
                 if (entry == null) {
-                    throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo store"
+                    throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo entries"
                             + " (progress: next buffer " + p.next + ", checkpoint at " + p.checkpointNext + ", "
-                            + (checkpoints.get(session) == null ? "no checkpoint" : "a checkpoint") + " stored)");
+                            + (checkpoint == null ? "no checkpoint" : "a checkpoint") + " stored)");
                 }
                 String source = session + " buffer " + i;
                 byte[] bytes = inputs.value(rawTopic, entry);
@@ -203,15 +207,17 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void apply(Live l, byte[] bytes, Headers headers, byte[] redoEntry) {
         DecodeProgress p = l.progress;
         long index = p.next++;
-        redo.put(redoKey(l.session, index), redoEntry);
+        state.put(redoKey(l.session, index), redoEntry);
         p.redoBytes += bytes.length;
         decode(l, index, bytes, headers);
         // here, not once per record: the buffers since the checkpoint must fit the redo slots
         if (p.next - p.checkpointNext >= checkpointBuffers || p.redoBytes >= CHECKPOINT_BYTES) {
-            checkpoints.put(l.session, l.decoder.checkpoint());
-            for (long i = p.checkpointNext; i < p.next; i++) redo.delete(redoKey(l.session, i));
+            long from = p.checkpointNext;
             p.checkpointNext = p.next;
             p.redoBytes = 0;
+            // the progress goes in with the checkpoint: found without the progress put after it, it still says where the checkpoint ends
+            state.put(checkpointKey(l.session), Checkpoint.encode(p, l.decoder.checkpoint()));
+            for (long i = from; i < p.next; i++) state.delete(redoKey(l.session, i));
         }
     }
 
@@ -239,7 +245,40 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     }
 
     private void save(Live l) {
-        progress.put(l.session, l.progress.encode());
+        state.put(l.session, l.progress.encode());
+    }
+
+    /**
+     * The session's progress as stored: the progress record, or the one put with the checkpoint when
+     * that one is further on (a checkpoint is written before the progress that points past it).
+     */
+    private DecodeProgress stored(String session) {
+        DecodeProgress p = DecodeProgress.decode(state.get(session));
+        byte[] checkpoint = state.get(checkpointKey(session));
+        if (checkpoint != null && !p.ended()) {
+            DecodeProgress atCheckpoint = Checkpoint.progress(checkpoint);
+            if (atCheckpoint.next > p.next) return atCheckpoint;
+        }
+        return p;
+    }
+
+    /** A checkpoint's value: the session's progress as of the checkpoint, then the decoder's checkpoint. */
+    private static final class Checkpoint {
+        static byte[] encode(DecodeProgress p, byte[] decoder) {
+            byte[] progress = p.encode();
+            return java.nio.ByteBuffer.allocate(4 + progress.length + decoder.length).putInt(progress.length).put(progress)
+                    .put(decoder).array();
+        }
+
+        static DecodeProgress progress(byte[] value) {
+            int n = java.nio.ByteBuffer.wrap(value).getInt();
+            return DecodeProgress.decode(java.util.Arrays.copyOfRange(value, 4, 4 + n));
+        }
+
+        static byte[] decoder(byte[] value) {
+            int n = java.nio.ByteBuffer.wrap(value).getInt();
+            return java.util.Arrays.copyOfRange(value, 4 + n, value.length);
+        }
     }
 
     private static void lost(DecodeProgress p, String reason) {
@@ -280,18 +319,19 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
-        List<String> waiting = new ArrayList<>();
-        try (KeyValueIterator<String, byte[]> it = early.range(l.session + "/", l.session + "/~")) {
-            it.forEachRemaining(kv -> waiting.add(kv.key));
-        }
-        waiting.forEach(early::delete);
-        for (long i = p.checkpointNext; i < p.next; i++) redo.delete(redoKey(l.session, i));
+        long redoFrom = p.checkpointNext;
         p.checkpointNext = p.next;
         p.redoBytes = 0;
-        checkpoints.delete(l.session);
         p.endReason = reason;
         p.endedMs = context.currentSystemTimeMs();
-        progress.put(l.session, p.encode());
+        state.put(l.session, p.encode()); // first: whatever of the rest a cut-short end leaves, an ended session never reads
+        List<String> waiting = new ArrayList<>();
+        try (KeyValueIterator<String, byte[]> it = state.range(l.session + PART + EARLY, l.session + PART + EARLY + "\uffff")) {
+            it.forEachRemaining(kv -> waiting.add(kv.key));
+        }
+        waiting.forEach(state::delete);
+        for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
+        state.delete(checkpointKey(l.session));
         live.remove(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
     }
@@ -300,9 +340,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void endIdleSessions(long now) {
         List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
         int open = 0;
-        try (KeyValueIterator<String, byte[]> it = progress.all()) {
+        try (KeyValueIterator<String, byte[]> it = state.all()) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
+                if (kv.key.indexOf(PART) >= 0) continue; // a checkpoint, redo entry or early buffer
                 DecodeProgress p = DecodeProgress.decode(kv.value);
                 if (p.ended()) continue;
                 open++;
@@ -311,7 +352,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         StageCounters.DECODE.sessionsOpen.set(open - idle.size());
         for (KeyValue<String, DecodeProgress> kv : idle) {
-            Live l = live(kv.key, kv.value);
+            Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key));
             l.timestamp = now;
             end(l, null, "idle-timeout");
         }
@@ -335,12 +376,28 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      * next checkpoint and reused, so the changelog compacts to those slots however long the session runs.
      */
     static String redoKey(String session, long index) {
-        return session + "/" + (index % SwapstreamConfig.REDO_SLOTS);
+        return session + PART + REDO + (index % SwapstreamConfig.REDO_SLOTS);
     }
 
     static String earlyKey(String session, long index) {
-        return session + "/" + String.format("%012d", index);
+        return session + PART + EARLY + String.format("%012d", index);
     }
+
+    static String checkpointKey(String session) {
+        return session + PART + CHECKPOINT;
+    }
+
+    /** The part of a session's state a key of the store holds: a letter, or 0 for its progress. */
+    static char partOf(String key) {
+        int at = key.indexOf(PART);
+        return at < 0 || at + 1 >= key.length() ? 0 : key.charAt(at + 1);
+    }
+
+    /** Between a session and the part of its state a key names: no session key holds it. */
+    static final char PART = '\u0000';
+    private static final char CHECKPOINT = 'c';
+    private static final char REDO = 'r';
+    private static final char EARLY = 'e';
 
     private static Integer maxWaitReason(Headers h) {
         String v = header(h, SwapstreamConfig.HEADER_MAX_WAIT_REASON, null);

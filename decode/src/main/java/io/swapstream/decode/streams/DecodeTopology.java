@@ -30,11 +30,12 @@ import org.apache.kafka.streams.state.Stores;
 public final class DecodeTopology {
     private DecodeTopology() {}
 
-    public static final String CHECKPOINT_STORE = "decode-checkpoints";
+    /**
+     * Each session's state: its progress under the session's own key (what queries read), and under
+     * longer keys its decoder's checkpoint, its redo entries (the buffers since the checkpoint, as
+     * offsets of the input topic: decoded again after a restart) and buffers that came early.
+     */
     public static final String PROGRESS_STORE = "decode-sessions";
-    public static final String EARLY_STORE = "decode-early-buffers";
-    /** Buffers decoded since the session's last checkpoint, as offsets of the input topic: decoded again after a restart. */
-    public static final String REDO_STORE = "decode-redo-buffers";
     /** The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer): what a restore decodes again. */
     public static final long REDO_MAX_BYTES = 32L << 20;
 
@@ -57,19 +58,12 @@ public final class DecodeTopology {
             throw new IllegalArgumentException(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
         }
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(CHECKPOINT_STORE),
-                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PROGRESS_STORE),
-                Serdes.String(), Serdes.ByteArray()).withCachingEnabled());
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(EARLY_STORE),
-                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues));
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(REDO_STORE),
-                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingEnabled());
+                Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingDisabled());
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
                 .process(() -> new DecodeProcessor(topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows, rows, idle, checkpointBuffers),
-                        Named.as("decode"),
-                        CHECKPOINT_STORE, PROGRESS_STORE, EARLY_STORE, REDO_STORE);
+                        Named.as("decode"), PROGRESS_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s
                         .mapValues(v -> (SwitchBatch) v, Named.as("as-batch"))
