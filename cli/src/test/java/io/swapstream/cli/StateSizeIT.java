@@ -88,9 +88,8 @@ class StateSizeIT {
                 String session = BufferPublisher.sessionOf(f, "size");
                 while (true) {
                     decodeMax = Math.max(decodeMax, bytes(p.decode, DecodeTopology.PROGRESS_STORE));
-                    aggregateMax = Math.max(aggregateMax, bytes(p.aggregate, AggregateTopology.ACCUMULATORS_STORE)
-                            + bytes(p.aggregate, AggregateTopology.SESSIONS_STORE) + bytes(p.aggregate, AggregateTopology.STATS_STORE)
-                            + bytes(p.aggregate, AggregateTopology.REDO_STORE));
+                    aggregateMax = Math.max(aggregateMax, bytes(p.aggregate, AggregateTopology.SESSIONS_STORE)
+                            + bytes(p.aggregate, AggregateTopology.STATS_STORE));
                     Long done = finished(p.aggregate, session);
                     if (done != null) {
                         assertEquals(switches, (long) done, "every switch counted");

@@ -54,11 +54,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private final long windowNanos;
     private final long emitIntervalMs;
     private ProcessorContext<String, ThreadStats> context;
-    private KeyValueStore<String, byte[]> accumulators;
-    private KeyValueStore<String, byte[]> sessions;
+    /** A session's progress, accumulators and redo entries: see {@link AggregateTopology#SESSIONS_STORE}. */
+    private KeyValueStore<String, byte[]> store;
     private KeyValueStore<String, ThreadInfo> labels;
     private KeyValueStore<String, ThreadStats> latest;
-    private KeyValueStore<String, byte[]> redo;
     private final String batchTopic;
     private InputRecordReader inputs;
     private final org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches;
@@ -177,7 +176,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
             String prefix = windowPrefix(session);
             boolean inMemory = start == windowStart;
-            try (KeyValueIterator<String, byte[]> it = accumulators.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
+            try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
                 while (it.hasNext()) {
                     KeyValue<String, byte[]> kv = it.next();
                     int tid = Integer.parseInt(kv.key.substring(prefix.length()));
@@ -196,7 +195,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             }
             for (Map.Entry<Integer, ThreadStatsAccumulator> e : rows.entrySet()) {
                 if (!replaying) emit(this, e.getKey(), e.getValue(), start, true);
-                accumulators.delete(windowKey(session, e.getKey()));
+                store.delete(windowKey(session, e.getKey()));
             }
             if (!replaying) StageCounters.AGGREGATE.windowsClosed.increment();
             List<String> old = new ArrayList<>();
@@ -221,7 +220,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         }
 
         private Slot load(String key, int tid, long start) {
-            byte[] b = accumulators.get(key);
+            byte[] b = store.get(key);
             ThreadStatsAccumulator a;
             if (b == null) a = new ThreadStatsAccumulator();
             else if (start == SessionStatistics.WHOLE) a = AccumulatorCodec.decode(b);
@@ -237,12 +236,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
          */
         void flush() {
             for (Slot s : dirty) {
-                if (!s.dropped) accumulators.put(s.key, s.encode());
+                if (!s.dropped) store.put(s.key, s.encode());
             }
             if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit)) evicted = true;
             for (Slot s : dirty) s.dirty = false;
             dirty.clear();
-            for (long i = state.flushedBatches; i < state.batches; i++) redo.delete(redoKey(session, i));
+            for (long i = state.flushedBatches; i < state.batches; i++) store.delete(redoKey(session, i));
             state.flushedBatches = state.batches;
             state.redoBytes = 0;
         }
@@ -257,27 +256,31 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 throw new UncheckedIOException(e);
             }
             state.statistics = bytes.toByteArray();
-            sessions.put(session, state.encode());
+            store.put(session, state.encode());
         }
     }
 
     static long windowStartOf(byte[] value) { return ByteBuffer.wrap(value).getLong(); }
     static ThreadStatsAccumulator windowAccumulator(byte[] value) { return AccumulatorCodec.decode(Arrays.copyOfRange(value, 8, value.length)); }
-    static String wholeKey(String session, int tid) { return session + "/t/" + tid; }
+    static String wholeKey(String session, int tid) { return wholePrefix(session) + tid; }
+    static String wholePrefix(String session) { return session + PART + "t"; }
     /** One key per thread for whichever window is open (the start is in the value): closed windows leave no keys behind. */
-    static String windowPrefix(String session) { return session + "/w/"; }
+    static String windowPrefix(String session) { return session + PART + "w"; }
     static String windowKey(String session, int tid) { return windowPrefix(session) + tid; }
     /** One of {@value SwapstreamConfig#REDO_SLOTS} slots, deleted at the next flush and reused: the changelog compacts to them. */
-    static String redoKey(String session, long batch) { return session + "/" + (batch % SwapstreamConfig.REDO_SLOTS); }
+    static String redoKey(String session, long batch) { return session + PART + "r" + (batch % SwapstreamConfig.REDO_SLOTS); }
+    /** Between a session and the part of its state a key names. */
+    static final char PART = '\u0000';
+
+    /** True for a key of a session's accumulators or redo entries (not its progress). */
+    public static boolean isPart(String key) { return key.indexOf(PART) >= 0; }
 
     @Override
     public void init(ProcessorContext<String, ThreadStats> context) {
         this.context = context;
-        this.accumulators = context.getStateStore(AggregateTopology.ACCUMULATORS_STORE);
-        this.sessions = context.getStateStore(AggregateTopology.SESSIONS_STORE);
+        this.store = context.getStateStore(AggregateTopology.SESSIONS_STORE);
         this.labels = context.getStateStore(AggregateTopology.THREADS_STORE);
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
-        this.redo = context.getStateStore(AggregateTopology.REDO_STORE);
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
@@ -299,14 +302,14 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         if (o.state.done) {
             if (v instanceof byte[]) {
                 o.state.lateBatches++;
-                sessions.put(session, o.state.encode());
+                store.put(session, o.state.encode());
             }
             return;
         }
         if (v instanceof byte[] bytes) {
             SwitchBatch b = read(record.key(), bytes);
             StageCounters.AGGREGATE.switchesIn.add(b.count());
-            redo.put(redoKey(session, o.state.batches++), InputRecordReader.reference(context));
+            store.put(redoKey(session, o.state.batches++), InputRecordReader.reference(context));
             o.state.redoBytes += bytes.length;
             o.state.host = b.host();
             o.statistics.accept(b);
@@ -336,11 +339,11 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private Open open(String session) {
         Open o = open.get(session);
         if (o == null) {
-            o = new Open(session, AggregateSession.decode(sessions.get(session)));
+            o = new Open(session, AggregateSession.decode(store.get(session)));
             if (!o.state.done) {
                 o.replaying = true;
                 for (long i = o.state.flushedBatches; i < o.state.batches; i++) {
-                    byte[] entry = redo.get(redoKey(session, i));
+                    byte[] entry = store.get(redoKey(session, i));
                     if (entry == null) throw new IllegalStateException("batch " + i + " of session " + session + " is missing from the redo store");
                     o.statistics.accept(read(session, inputs.value(batchTopic, entry)));
                 }
@@ -365,9 +368,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** Every switch and thread record has arrived: the last window and every whole-session row go out final; the state goes. */
     private void finish(Open o) {
         o.statistics.closeAll();
-        String prefix = o.session + "/t/";
+        String prefix = wholePrefix(o.session);
         Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
-        try (KeyValueIterator<String, byte[]> it = accumulators.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
+        try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
                 int tid = Integer.parseInt(kv.key.substring(prefix.length()));
@@ -378,15 +381,15 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         for (Map.Entry<Integer, ThreadStatsAccumulator> e : rows.entrySet()) {
             ThreadStatsAccumulator a = e.getValue();
             emit(o, e.getKey(), a, null, true);
-            accumulators.delete(wholeKey(o.session, e.getKey()));
+            store.delete(wholeKey(o.session, e.getKey()));
             labels.delete(o.session + "/" + e.getKey());
         }
-        for (long i = o.state.flushedBatches; i < o.state.batches; i++) redo.delete(redoKey(o.session, i));
+        for (long i = o.state.flushedBatches; i < o.state.batches; i++) store.delete(redoKey(o.session, i));
         o.state.flushedBatches = o.state.batches;
         o.state.redoBytes = 0;
         o.state.done = true;
         o.state.statistics = new byte[0];
-        sessions.put(o.session, o.state.encode());
+        store.put(o.session, o.state.encode());
         open.remove(o.session);
         StageCounters.AGGREGATE.sessionsEnded.increment();
     }

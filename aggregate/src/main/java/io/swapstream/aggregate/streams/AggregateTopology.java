@@ -28,7 +28,12 @@ import org.apache.kafka.streams.state.Stores;
 public final class AggregateTopology {
     private AggregateTopology() {}
 
-    public static final String ACCUMULATORS_STORE = "aggregate-accumulators";
+    /**
+     * Each session's state: its progress under the session's own key (what queries read), and under
+     * longer keys its accumulators and its redo entries (the batches since the accumulators were
+     * last written, as offsets of the input topic). One store, one changelog partition: a restore
+     * finds all of a session's state as of the same transaction.
+     */
     public static final String SESSIONS_STORE = "aggregate-sessions";
     public static final String THREADS_STORE = "aggregate-threads";
     public static final String STATS_STORE = "thread-stats";
@@ -39,8 +44,6 @@ public final class AggregateTopology {
     public static final long DEFAULT_EMIT_INTERVAL_MS = 10_000;
     /** The bytes of batches a session takes between two writes of its accumulators, at most (and one more batch): what a restore takes again. */
     public static final long REDO_MAX_BYTES = 32L << 20;
-    /** A session's batches since its accumulators were last written, as offsets of the input topic. */
-    public static final String REDO_STORE = "aggregate-redo-batches";
 
     /** What the aggregate has counted of a session: for queries. */
     public record SessionProgress(String host, long switches, long threads, boolean done, String endReason, long lateBatches) {}
@@ -89,17 +92,12 @@ public final class AggregateTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
                 serdes.serde(TraceSession.class, config)).withCachingEnabled());
         // no cache: each accumulator is written once per flush, and thousands of them overflow one
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ACCUMULATORS_STORE), Serdes.String(),
-                Serdes.ByteArray()).withCachingDisabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSIONS_STORE), Serdes.String(),
-                Serdes.ByteArray()).withCachingEnabled());
+                Serdes.ByteArray()).withCachingDisabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(THREADS_STORE), Serdes.String(),
                 serdes.serde(ThreadInfo.class, config)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(STATS_STORE), Serdes.String(),
                 serdes.serde(ThreadStats.class, config)));
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(REDO_STORE), Serdes.String(),
-                Serdes.ByteArray()).withCachingEnabled().withLoggingEnabled(Map.of("max.message.bytes",
-                String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))));
         // batches come in as bytes: the processor keeps them (redo) as well as reading them
         KStream<String, Object> batches = builder.stream(topic(config, SwapstreamConfig.SWITCH_BATCHES),
                 Consumed.with(Serdes.String(), Serdes.ByteArray())).mapValues(v -> (Object) v, Named.as("batch-in"));
@@ -108,7 +106,7 @@ public final class AggregateTopology {
         batches.merge(sessions)
                 .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES), windowNanos, emitIntervalMs,
                                 SwitchBatchSerde.forConfig(config).deserializer(), flushBatches, keepWindows),
-                        Named.as("aggregate"), ACCUMULATORS_STORE, SESSIONS_STORE, THREADS_STORE, STATS_STORE, REDO_STORE, SESSION_RECORDS_STORE)
+                        Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
                         serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
     }
