@@ -89,9 +89,16 @@ abstract class StageCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         KafkaStreams streams = new KafkaStreams(topology, config);
         CompletableFuture<Integer> stopped = new CompletableFuture<>();
-        // stop rather than replace the thread: a replaced thread was seen to go on from local stores out
-        // of step with each other after a broker crash (issue 12), and wrong rows are worse than none
+        // a broker restart can leave a commit failing on a transaction the broker no longer knows:
+        // a new thread restores the tasks from their changelogs (each session's state in one store)
+        ThreadReplacementPolicy replacements = new ThreadReplacementPolicy();
         streams.setUncaughtExceptionHandler(e -> {
+            if (replacements.replace(e, System.currentTimeMillis())) {
+                err.println("swapstream " + stage() + ": " + Swapstream.userMessage(e)
+                        + "; a new stream thread goes on from the last commit");
+                err.flush();
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+            }
             err.println("swapstream " + stage() + ": stopping: " + Swapstream.userMessage(e));
             if (System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
             err.flush();
