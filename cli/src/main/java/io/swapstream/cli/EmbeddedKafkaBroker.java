@@ -37,6 +37,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         this.bootstrap = bootstrap;
     }
 
+    /**
+     * Transactions as before KIP-890 part 2. With the default (version 2), a broker killed -9 and
+     * restarted was seen to leave a stage's transaction open on one changelog partition while its
+     * coordinator had moved on: the partition's last stable offset stuck, the stage restoring forever.
+     */
+    static final String TRANSACTION_VERSION = "transaction.version=1";
+
     /** A broker on free ports with its data in a temporary directory, removed at close. */
     public static EmbeddedKafkaBroker start() throws IOException {
         return start(Files.createTempDirectory("swapstream-kafka-"), 0, true);
@@ -61,7 +68,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             }
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(),
-                    "--standalone"}, new PrintStream(log, true, StandardCharsets.UTF_8));
+                    "--standalone", "--feature", TRANSACTION_VERSION}, new PrintStream(log, true, StandardCharsets.UTF_8));
             if (rc != 0) throw new IOException("formatting the broker's storage in " + dataDir + " failed: " + log);
         } else {
             p = new Properties();
