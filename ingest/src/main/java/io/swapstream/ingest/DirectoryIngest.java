@@ -214,18 +214,38 @@ public final class DirectoryIngest implements AutoCloseable {
         if (aborting && !recover()) return;
         try {
             publish(nowMs);
-        } catch (ProducerFencedException | OutOfOrderSequenceException | AuthorizationException | UnsupportedVersionException e) {
-            throw e; // another watcher took over, or the producer cannot go on: fatal
+        } catch (ProducerFencedException e) {
+            // another watcher of this directory took over, or a broker restart made the coordinator bump
+            // the epoch: a new producer takes over a few times (fencing the other, if any), then it is fatal
+            while (!fencings.isEmpty() && nowMs - fencings.peekFirst() > FENCING_WINDOW_MS) fencings.pollFirst();
+            if (fencings.size() >= MAX_FENCINGS) throw e;
+            fencings.addLast(nowMs);
+            log.accept("Kafka: " + e.getMessage() + "; a new producer takes over from the last committed positions");
+            producer.close(Duration.ZERO);
+            producer = null;
+            startOver();
+        } catch (OutOfOrderSequenceException | AuthorizationException | UnsupportedVersionException e) {
+            throw e; // the producer cannot go on: fatal
         } catch (KafkaException e) {
             // abortable (a broker restarted mid-transaction, say): the transaction's buffers and positions
             // are dropped together, and every file is followed again from its last committed position
             log.accept("Kafka: " + e.getMessage() + "; the open transaction is aborted and its buffers go again");
-            aborting = true;
-            files.clear();
-            bySession.clear();
-            moved.clear();
+            startOver();
         }
     }
+
+    /** The open transaction's buffers and positions are dropped together; every file is followed again from its last committed position. */
+    private void startOver() {
+        aborting = true;
+        files.clear();
+        bySession.clear();
+        moved.clear();
+    }
+
+    /** Fencings survived lately: a watcher fenced again and again has a twin, and stops. */
+    private final java.util.ArrayDeque<Long> fencings = new java.util.ArrayDeque<>();
+    public static final int MAX_FENCINGS = 3;
+    static final long FENCING_WINDOW_MS = 10 * 60_000L;
 
     /**
      * After a failed transaction: aborts it, or when the producer cannot go on, replaces it (same
