@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,13 +59,15 @@ class BrokerCrashIT {
             LiveSessionIT.assertSameFinals(expected, rows);
             assertEquals(2, Files.readString(brokerLog).split("broker: running", -1).length - 1, "the broker ran twice");
             // whether this run's timing made the watcher abort a transaction (it rides it out either way)
-            long aborted = Files.readAllLines(dir.resolve("ingest.log")).stream().filter(l -> l.contains("transaction is aborted")).count();
+            List<String> ingestLog = Files.readAllLines(dir.resolve("ingest.log"));
+            long aborted = ingestLog.stream().filter(l -> l.contains("transaction is aborted")).count();
+            long fenced = ingestLog.stream().filter(l -> l.contains("a new producer takes over")).count();
             long replaced = 0;
             for (String stage : new String[] {"decode.log", "aggregate.log"}) {
                 replaced += Files.readAllLines(dir.resolve(stage)).stream().filter(l -> l.contains("a new stream thread goes on")).count();
             }
-            System.out.printf("BrokerCrashIT: the watcher aborted %d transaction(s), the stages replaced %d stream thread(s),"
-                    + " and went on%n", aborted, replaced);
+            System.out.printf("BrokerCrashIT: the watcher aborted %d transaction(s) and replaced its fenced producer %d time(s),"
+                    + " the stages replaced %d stream thread(s), and went on%n", aborted, fenced, replaced);
         } finally {
             decode.close();
             aggregate.close();
