@@ -127,12 +127,42 @@ abstract class StageCommand implements Callable<Integer> {
             err.printf("swapstream %s: HTTP on http://%s/ (/health, /metrics)%n", stage(), server.address());
             err.flush();
             streams.start();
-            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters))) {
+            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters));
+                 AutoCloseable guard = abortHangingTransactions(bootstrap, (String) config.get("application.id"), err)) {
                 status = stopped.get();
             }
             streams.close(Duration.ofSeconds(30));
         }
         return status;
+    }
+
+    /**
+     * Every 30 s, aborts the transactions that can never end on the pipeline's topics and this
+     * stage's changelogs (see HangingTransactions): one stuck partition stops every reader after it.
+     */
+    private AutoCloseable abortHangingTransactions(String bootstrap, String applicationId, PrintWriter err) {
+        Admin admin = Admin.create(kafka.admin(bootstrap));
+        var every = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "swapstream-hanging-transactions");
+            t.setDaemon(true);
+            return t;
+        });
+        every.scheduleWithFixedDelay(() -> {
+            try {
+                if (!HangingTransactions.applies(admin)) return;
+                for (HangingTransactions.Hanging h : HangingTransactions.abort(admin,
+                        t -> t.startsWith(kafka.prefix) || t.startsWith(applicationId + "-"))) {
+                    err.println("swapstream " + stage() + ": aborted a transaction that could never end: " + h);
+                    err.flush();
+                }
+            } catch (Exception e) {
+                // Kafka not answering, or a partition without a leader: the next look
+            }
+        }, 30, 30, java.util.concurrent.TimeUnit.SECONDS);
+        return () -> {
+            every.shutdownNow();
+            admin.close(Duration.ofSeconds(5));
+        };
     }
 
     /** Records in and out, sessions, lag: what an operator wants to see every few seconds. */
