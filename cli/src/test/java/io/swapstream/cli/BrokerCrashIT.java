@@ -63,11 +63,15 @@ class BrokerCrashIT {
             long aborted = ingestLog.stream().filter(l -> l.contains("transaction is aborted")).count();
             long fenced = ingestLog.stream().filter(l -> l.contains("a new producer takes over")).count();
             long replaced = 0;
+            long hanging = 0;
             for (String stage : new String[] {"decode.log", "aggregate.log"}) {
-                replaced += Files.readAllLines(dir.resolve(stage)).stream().filter(l -> l.contains("a new stream thread goes on")).count();
+                List<String> log = Files.readAllLines(dir.resolve(stage));
+                replaced += log.stream().filter(l -> l.contains("a new stream thread goes on")).count();
+                hanging += log.stream().filter(l -> l.contains("a transaction that could never end")).count();
             }
             System.out.printf("BrokerCrashIT: the watcher aborted %d transaction(s) and replaced its fenced producer %d time(s),"
-                    + " the stages replaced %d stream thread(s), and went on%n", aborted, fenced, replaced);
+                    + " the stages replaced %d stream thread(s) and aborted %d hanging transaction(s), and went on%n",
+                    aborted, fenced, replaced, hanging);
         } finally {
             decode.close();
             aggregate.close();
