@@ -1,6 +1,6 @@
 package io.swapstream.cli;
 
-import java.util.ArrayDeque;
+import io.swapstream.schemas.RecoveryBudget;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -16,15 +16,11 @@ final class ThreadReplacementPolicy {
     static final int MAX_REPLACEMENTS = 5;
     static final long WINDOW_MS = 10 * 60_000L;
 
-    private final ArrayDeque<Long> recent = new ArrayDeque<>();
+    private final RecoveryBudget budget = new RecoveryBudget(MAX_REPLACEMENTS, WINDOW_MS);
 
     /** Whether to replace the thread that failed with {@code e} at {@code nowMs}. */
-    synchronized boolean replace(Throwable e, long nowMs) {
-        if (!transientKafkaError(e)) return false;
-        while (!recent.isEmpty() && nowMs - recent.peekFirst() > WINDOW_MS) recent.pollFirst();
-        if (recent.size() >= MAX_REPLACEMENTS) return false;
-        recent.addLast(nowMs);
-        return true;
+    boolean replace(Throwable e, long nowMs) {
+        return transientKafkaError(e) && budget.spend(nowMs);
     }
 
     static boolean transientKafkaError(Throwable e) {

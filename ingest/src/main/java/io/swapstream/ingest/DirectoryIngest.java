@@ -217,9 +217,7 @@ public final class DirectoryIngest implements AutoCloseable {
         } catch (ProducerFencedException e) {
             // another watcher of this directory took over, or a broker restart made the coordinator bump
             // the epoch: a new producer takes over a few times (fencing the other, if any), then it is fatal
-            while (!fencings.isEmpty() && nowMs - fencings.peekFirst() > FENCING_WINDOW_MS) fencings.pollFirst();
-            if (fencings.size() >= MAX_FENCINGS) throw e;
-            fencings.addLast(nowMs);
+            if (!fencings.spend(nowMs)) throw e;
             log.accept("Kafka: " + e.getMessage() + "; a new producer takes over from the last committed positions");
             producer.close(Duration.ZERO);
             producer = null;
@@ -243,9 +241,8 @@ public final class DirectoryIngest implements AutoCloseable {
     }
 
     /** Fencings survived lately: a watcher fenced again and again has a twin, and stops. */
-    private final java.util.ArrayDeque<Long> fencings = new java.util.ArrayDeque<>();
     public static final int MAX_FENCINGS = 3;
-    static final long FENCING_WINDOW_MS = 10 * 60_000L;
+    private final io.swapstream.schemas.RecoveryBudget fencings = new io.swapstream.schemas.RecoveryBudget(MAX_FENCINGS, 10 * 60_000L);
 
     /**
      * After a failed transaction: aborts it, or when the producer cannot go on, replaces it (same

@@ -49,7 +49,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private InputRecordReader inputs;
     /**
      * A session's whole state, in one store: its progress (key: the session), its decoder's
-     * checkpoint, its redo entries and early buffers (keys: the session, {@link #PART}, a letter).
+     * checkpoint, its redo entries and early buffers (keys: {@link #PART}, a letter, the session: they
+     * sort before every session, so a scan of the sessions' progress reads none of them).
      * One store is one changelog partition, so whatever a restore finds of it comes from the same
      * transactions; in stores of their own, progress and redo entries were once found out of step
      * after a broker's kill -9. Not cached: written in the order they are put, a checkpoint before
@@ -326,7 +327,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.endedMs = context.currentSystemTimeMs();
         state.put(l.session, p.encode()); // first: whatever of the rest a cut-short end leaves, an ended session never reads
         List<String> waiting = new ArrayList<>();
-        try (KeyValueIterator<String, byte[]> it = state.range(l.session + PART + EARLY, l.session + PART + EARLY + "\uffff")) {
+        String early = earlyPrefix(l.session);
+        try (KeyValueIterator<String, byte[]> it = state.range(early, early + "\uffff")) {
             it.forEachRemaining(kv -> waiting.add(kv.key));
         }
         waiting.forEach(state::delete);
@@ -340,10 +342,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void endIdleSessions(long now) {
         List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
         int open = 0;
-        try (KeyValueIterator<String, byte[]> it = state.all()) {
+        // from the first key after the parts: progress records only, never a checkpoint's megabytes
+        try (KeyValueIterator<String, byte[]> it = state.range(String.valueOf((char) (PART + 1)), null)) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
-                if (kv.key.indexOf(PART) >= 0) continue; // a checkpoint, redo entry or early buffer
                 DecodeProgress p = DecodeProgress.decode(kv.value);
                 if (p.ended()) continue;
                 open++;
@@ -376,24 +378,27 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      * next checkpoint and reused, so the changelog compacts to those slots however long the session runs.
      */
     static String redoKey(String session, long index) {
-        return session + PART + REDO + (index % SwapstreamConfig.REDO_SLOTS);
+        return "" + PART + REDO + session + PART + (index % SwapstreamConfig.REDO_SLOTS);
     }
 
     static String earlyKey(String session, long index) {
-        return session + PART + EARLY + String.format("%012d", index);
+        return earlyPrefix(session) + String.format("%012d", index);
+    }
+
+    private static String earlyPrefix(String session) {
+        return "" + PART + EARLY + session + PART;
     }
 
     static String checkpointKey(String session) {
-        return session + PART + CHECKPOINT;
+        return "" + PART + CHECKPOINT + session;
     }
 
     /** The part of a session's state a key of the store holds: a letter, or 0 for its progress. */
     static char partOf(String key) {
-        int at = key.indexOf(PART);
-        return at < 0 || at + 1 >= key.length() ? 0 : key.charAt(at + 1);
+        return key.length() > 1 && key.charAt(0) == PART ? key.charAt(1) : 0;
     }
 
-    /** Between a session and the part of its state a key names: no session key holds it. */
+    /** Opens the key of a part of a session's state (and ends the session in it): no session key holds it. */
     static final char PART = '\u0000';
     private static final char CHECKPOINT = 'c';
     private static final char REDO = 'r';
