@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -23,11 +24,15 @@ import org.apache.kafka.common.TopicPartition;
  * only when a producer is initialised again or fenced, and the coordinator then aborts the open
  * transaction; a partition that never got that marker (seen after a broker's kill -9, with version
  * 1 and 2 alike) holds its last stable offset there, and every read_committed reader (a stage
- * restoring its changelog, the next stage) waits for good. What {@code kafka-transactions.sh
+ * restoring its changelog, the next stage) waits for good. On {@code __consumer_offsets} the same
+ * leaves a stage's committed input offset pending, and its consumer waits in REBALANCING for good. What {@code kafka-transactions.sh
  * find-hanging} and {@code abort} do by hand. Version 2 moves the epoch at every commit, so there an
  * older epoch proves nothing, and nothing is aborted.
  */
 final class HangingTransactions {
+    /** Where a stage's transactions commit its input offsets. */
+    static final String CONSUMER_OFFSETS = "__consumer_offsets";
+
     private HangingTransactions() {}
 
     /** A partition's open transaction, and the coordinator's view of its producer. */
@@ -45,6 +50,15 @@ final class HangingTransactions {
         }
     }
 
+    /**
+     * What a stage's transactions write: the pipeline's topics, its changelogs, and the consumer
+     * offsets of its input (a transaction left open there keeps the stage's consumer waiting for
+     * the offset, in REBALANCING for good: runs 333 and 340 of a BrokerCrashIT loop).
+     */
+    static Predicate<String> stageTopics(String topicPrefix, String applicationId) {
+        return t -> t.startsWith(topicPrefix) || t.startsWith(applicationId + "-") || t.equals(CONSUMER_OFFSETS);
+    }
+
     /** True when {@code open}'s transaction can never end: its coordinator has moved its producer to a newer epoch. */
     static boolean hanging(ProducerState open, TransactionDescription coordinator) {
         return open.currentTransactionStartOffset().isPresent() && coordinator.producerId() == open.producerId()
@@ -59,7 +73,8 @@ final class HangingTransactions {
 
     /** The hanging transactions on the partitions of the topics {@code topics} accepts. */
     static List<Hanging> find(Admin admin, Predicate<String> topics) throws Exception {
-        Set<String> names = admin.listTopics().names().get().stream().filter(topics).collect(Collectors.toSet());
+        Set<String> names = admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get().stream()
+                .filter(topics).collect(Collectors.toSet());
         if (names.isEmpty()) return List.of();
         List<TopicPartition> partitions = new ArrayList<>();
         for (TopicDescription d : admin.describeTopics(names).allTopicNames().get().values()) {

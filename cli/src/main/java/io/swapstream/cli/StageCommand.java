@@ -137,8 +137,9 @@ abstract class StageCommand implements Callable<Integer> {
     }
 
     /**
-     * Every 30 s, aborts the transactions that can never end on the pipeline's topics and this
-     * stage's changelogs (see HangingTransactions): one stuck partition stops every reader after it.
+     * Every 30 s, aborts the transactions that can never end on the pipeline's topics, this stage's
+     * changelogs and the consumer offsets it commits in its transactions (see HangingTransactions):
+     * one stuck partition stops every reader after it.
      */
     private AutoCloseable abortHangingTransactions(String bootstrap, String applicationId, PrintWriter err) {
         Admin admin = Admin.create(kafka.admin(bootstrap));
@@ -151,7 +152,7 @@ abstract class StageCommand implements Callable<Integer> {
             try {
                 if (!HangingTransactions.applies(admin)) return;
                 for (HangingTransactions.Hanging h : HangingTransactions.abort(admin,
-                        t -> t.startsWith(kafka.prefix) || t.startsWith(applicationId + "-"))) {
+                        HangingTransactions.stageTopics(kafka.prefix, applicationId))) {
                     err.println("swapstream " + stage() + ": aborted a transaction that could never end: " + h);
                     err.flush();
                 }

@@ -49,4 +49,15 @@ class HangingTransactionsTest {
         assertEquals(0, h.abort().producerEpoch());
         assertEquals(0, h.abort().coordinatorEpoch());
     }
+
+    @Test
+    void aStageLooksAtWhatItsTransactionsWriteIncludingItsConsumerOffsets() {
+        var topics = HangingTransactions.stageTopics("live.", "live.-decode");
+        assertTrue(topics.test("live.switch-batches"));
+        assertTrue(topics.test("live.-decode-decode-sessions-changelog"));
+        // seen: __consumer_offsets-0 open at epoch 0 from offset 6, the coordinator Empty at epoch 1 (run 333)
+        assertTrue(topics.test("__consumer_offsets"));
+        assertFalse(topics.test("other.switch-batches"));
+        assertFalse(topics.test("__transaction_state"));
+    }
 }
