@@ -20,7 +20,9 @@ import java.util.Map;
  * when a window is set, tumbling event-time windows aligned to the epoch. A wait counts in the
  * window of its switch-in, a run slice in the window of its switch-out (DESIGN.md "Windows"), so a
  * switch touches only the window of its own time and a window is final once the switches pass its
- * end. TID 0 is excluded.
+ * end. With windows, a switch goes into its window's accumulator only, and a closed window is
+ * merged into the whole-session one (every statistic merges exactly, the sketches bin by bin):
+ * one accumulator update per switch, not two. TID 0 is excluded.
  */
 public final class SessionStatistics {
     /** Where a thread's accumulators live: in memory offline, in a state store in the aggregate stage. */
@@ -28,7 +30,10 @@ public final class SessionStatistics {
         /** The accumulator of {@code tid} for the window starting at {@code windowStart}, or the whole session when it is {@link #WHOLE}. */
         ThreadStatsAccumulator of(int tid, long windowStart);
 
-        /** The switches have passed the end of the window starting at {@code windowStart}: its accumulators are final. */
+        /**
+         * The switches have passed the end of the window starting at {@code windowStart}: its
+         * accumulators are final, and each is merged into its thread's whole-session accumulator.
+         */
         void windowClosed(long windowStart);
 
         /** A thread record carried by a batch: the label its rows get from now on. */
@@ -95,8 +100,12 @@ public final class SessionStatistics {
         @Override
         public void windowClosed(long start) {
             if (start == openStart) open = null;
-            Map<Integer, ThreadStatsAccumulator> m = windows.remove(start);
-            if (m != null) m.forEach((tid, a) -> closedWindows.add(SessionStatistics.this.label(a, tid, start, start + windowNanos)));
+            Int2ObjectOpenHashMap<ThreadStatsAccumulator> m = windows.remove(start);
+            if (m == null) return;
+            m.forEach((tid, a) -> {
+                closedWindows.add(SessionStatistics.this.label(a, tid, start, start + windowNanos));
+                of(tid, WHOLE).merge(a);
+            });
         }
 
         @Override
@@ -149,28 +158,15 @@ public final class SessionStatistics {
             }
         }
         if (nw != NO_INT && nw != 0) {
-            int waitBin = sinceLast == NONE ? ThreadStatsAccumulator.NO_INDEX : ThreadStatsAccumulator.sketchIndex(sinceLast);
-            int readyBin = ready == NO_TIME ? ThreadStatsAccumulator.NO_INDEX : ThreadStatsAccumulator.sketchIndex(ready);
-            ThreadStatsAccumulator a = accumulators.of(nw, WHOLE);
-            a.switchIn(t, sinceLast, waitTicks, waitBin);
-            if (ready != NO_TIME) a.ready(ready, readier, readyBin);
-            if (window != WHOLE) {
-                ThreadStatsAccumulator w = accumulators.of(nw, window);
-                w.switchIn(t, sinceLast, waitTicks, waitBin);
-                if (ready != NO_TIME) w.ready(ready, readier, readyBin);
-            }
+            ThreadStatsAccumulator a = accumulators.of(nw, window);
+            a.switchIn(t, sinceLast, waitTicks);
+            if (ready != NO_TIME) a.ready(ready, readier);
         }
         boolean sliceDeltas = pmcDeltas(cpu, pmc, run);
         if (old != 0) {
-            int reason = oldReason == NO_INT ? -1 : oldReason;
-            ThreadStatsAccumulator a = accumulators.of(old, WHOLE);
-            a.switchOut(t, oldState, reason, oldPriority, run);
+            ThreadStatsAccumulator a = accumulators.of(old, window);
+            a.switchOut(t, oldState, oldReason == NO_INT ? -1 : oldReason, oldPriority, run);
             if (sliceDeltas) a.pmc(deltas, pmc);
-            if (window != WHOLE) {
-                ThreadStatsAccumulator w = accumulators.of(old, window);
-                w.switchOut(t, oldState, reason, oldPriority, run);
-                if (sliceDeltas) w.pmc(deltas, pmc);
-            }
         }
     }
 
@@ -199,8 +195,12 @@ public final class SessionStatistics {
         openWindow = WHOLE;
     }
 
-    /** Whole-session statistics of a finished trace, by TID, labelled as the threads were last (in memory only; final). */
+    /**
+     * Whole-session statistics of a finished trace, by TID, labelled as the threads were last (in
+     * memory only; final): the open window closes now, and merges in.
+     */
     public List<ThreadStats> wholeSession() {
+        closeAll();
         List<ThreadStats> out = new ArrayList<>();
         whole.forEach((tid, a) -> out.add(label(a, tid, a.firstNanos(), a.lastNanos())));
         out.sort(Comparator.comparingInt(ThreadStats::getThreadId));

@@ -55,28 +55,18 @@ public final class ThreadStatsAccumulator {
     /** How many of {@link #toStats}'s topReadiers. */
     public static final int TOP_READIERS = 5;
 
-    /** Immutable, so every sketch shares it; a value's bin is found once for both of its accumulators. */
+    /** Immutable, so every sketch shares it. */
     private static final LogarithmicMapping MAPPING = new LogarithmicMapping(RELATIVE_ACCURACY);
     private static final double MIN_INDEXED = MAPPING.minIndexableValue();
-    /** {@link #sketchIndex}'s answer for a value no bin holds (zero, or below): the sketch takes the value itself. */
-    public static final int NO_INDEX = Integer.MIN_VALUE;
 
     static DDSketch newSketch() {
         return new DDSketch(MAPPING, ThreadStatsAccumulator::newStore);
     }
 
-    /**
-     * The sketch bin of {@code nanos}: a logarithm, the dearest step of a switch-in, computed once for
-     * the whole-session and the window accumulator instead of once in each.
-     */
-    public static int sketchIndex(long nanos) {
-        return nanos > MIN_INDEXED ? MAPPING.index(nanos) : NO_INDEX;
-    }
-
-    /** What DDSketch.accept does for a positive value, with its bin given. */
-    private static void add(DDSketch sketch, long nanos, int index) {
-        if (index == NO_INDEX) sketch.accept(nanos);
-        else sketch.getPositiveValueStore().add(index);
+    /** What DDSketch.accept does for a non-negative value, without its checks and boxing of the value. */
+    private static void add(DDSketch sketch, long nanos) {
+        if (nanos > MIN_INDEXED) sketch.getPositiveValueStore().add(MAPPING.index(nanos));
+        else sketch.accept(nanos);
     }
 
     /**
@@ -97,11 +87,6 @@ public final class ThreadStatsAccumulator {
 
     /** The thread came on a processor; {@link #NONE} for an unknown wait or tick count. */
     public void switchIn(long nanos, long waitNanos, long waitTicks) {
-        switchIn(nanos, waitNanos, waitTicks, waitNanos == NONE ? NO_INDEX : sketchIndex(waitNanos));
-    }
-
-    /** {@link #switchIn(long, long, long)} with the wait's {@link #sketchIndex} known. */
-    public void switchIn(long nanos, long waitNanos, long waitTicks, int waitIndex) {
         seen(nanos);
         switchIn++;
         if (waitNanos != NONE) {
@@ -110,7 +95,7 @@ public final class ThreadStatsAccumulator {
             waitSum += w;
             if (w < waitMin) waitMin = w;
             if (w > waitMax) waitMax = w;
-            add(waits, w, waitIndex);
+            add(waits, w);
         }
         if (waitTicks != NONE) {
             ticksCount++;
@@ -155,16 +140,11 @@ public final class ThreadStatsAccumulator {
      * readying thread or Integer.MIN_VALUE when none is known.
      */
     public void ready(long readyNanos, int readier) {
-        ready(readyNanos, readier, sketchIndex(readyNanos));
-    }
-
-    /** {@link #ready(long, int)} with the ready time's {@link #sketchIndex} known. */
-    public void ready(long readyNanos, int readier, int readyIndex) {
         readyCount++;
         readySum += readyNanos;
         if (readyNanos > readyMax) readyMax = readyNanos;
         if (readies == null) readies = newSketch();
-        add(readies, readyNanos, readyIndex);
+        add(readies, readyNanos);
         if (readier != Integer.MIN_VALUE) {
             if (readiers == null) readiers = new Int2LongOpenHashMap();
             readiers.addTo(readier, 1);

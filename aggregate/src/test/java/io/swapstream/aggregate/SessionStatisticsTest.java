@@ -189,6 +189,27 @@ class SessionStatisticsTest {
         List<ScheduleRecorder.Switch> truth = decided.inTimeOrder();
         assertSameStatistics(direct(truth, 0, nanos), whole.wholeSession(), 0);
         assertSameStatistics(direct(truth, window, nanos), windowed.windowed(), window);
+        // with windows, the whole session is the closed windows merged: the same rows, sketches included
+        assertEquals(whole.wholeSession(), windowed.wholeSession());
+    }
+
+    /** A switch older than the open window counts in the whole session only, merged windows or not. */
+    @Test
+    void aLateSwitchCountsInTheWholeSessionOnly() {
+        SessionStatistics whole = new SessionStatistics(0);
+        SessionStatistics windowed = new SessionStatistics(100);
+        for (SessionStatistics st : List.of(whole, windowed)) {
+            st.accept(sw(50, 0, 0, null, null, null, 7, 0L, null, null));
+            st.accept(sw(250, 0, 7, 9, "Waiting", "WrQueue", 8, 1L, 5L, 200L));
+            st.accept(sw(120, 1, 0, null, null, null, 7, 2L, 3L, null)); // late: window 100 closed at 250
+        }
+        assertEquals(1, windowed.lateSwitches());
+        assertEquals(whole.wholeSession(), windowed.wholeSession());
+        ThreadStats t7 = windowed.wholeSession().stream().filter(t -> t.getThreadId() == 7).findFirst().orElseThrow();
+        assertEquals(2, t7.getSwitchInCount());
+        assertEquals(3L, t7.getWaitSumNanos());
+        long windowedIns = windowed.windowed().stream().filter(t -> t.getThreadId() == 7).mapToLong(ThreadStats::getSwitchInCount).sum();
+        assertEquals(1, windowedIns, "the late switch-in is in no window");
     }
 
     /**

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.ArrayList;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -125,6 +126,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         boolean evicted;
         boolean windowMayBeStored;
         final Int2ObjectOpenHashMap<ThreadInfo> labelled = new Int2ObjectOpenHashMap<>();
+        /**
+         * Threads of the windows closed since the last flush: their window keys go at the next flush,
+         * with the whole-session accumulators those windows merged into. Until then a restart finds
+         * the window as of the last flush, takes the batches since again, and merges it again.
+         */
+        final IntArrayList closedWindowThreads = new IntArrayList();
 
         Open(String session, AggregateSession state) {
             this.session = session;
@@ -144,11 +151,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         public ThreadStatsAccumulator of(int tid, long start) {
             Slot s;
             if (start == SessionStatistics.WHOLE) {
-                s = whole.get(tid);
-                if (s == null) {
-                    String key = wholeKey(session, tid);
-                    whole.put(tid, s = restored || evicted ? load(key, tid, start) : fresh(key, tid, start));
-                }
+                s = wholeSlot(tid);
             } else {
                 if (start != windowStart) {
                     window.clear();
@@ -170,13 +173,24 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             return s.accumulator;
         }
 
+        /** The thread's whole-session accumulator, from memory or the store, marked changed by nobody. */
+        Slot wholeSlot(int tid) {
+            Slot s = whole.get(tid);
+            if (s == null) {
+                String key = wholeKey(session, tid);
+                whole.put(tid, s = restored || evicted ? load(key, tid, SessionStatistics.WHOLE) : fresh(key, tid, SessionStatistics.WHOLE));
+            }
+            return s;
+        }
+
         @Override
         public void windowClosed(long start) {
             // the store has every accumulator written by earlier batches; this batch's are in memory
             Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
             String prefix = windowPrefix(session);
             boolean inMemory = start == windowStart;
-            try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
+            // a window opened in memory is all in memory: the store holds only older windows' keys
+            if (!inMemory || windowMayBeStored) try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
                 while (it.hasNext()) {
                     KeyValue<String, byte[]> kv = it.next();
                     int tid = Integer.parseInt(kv.key.substring(prefix.length()));
@@ -195,7 +209,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             }
             for (Map.Entry<Integer, ThreadStatsAccumulator> e : rows.entrySet()) {
                 if (!replaying) emit(this, e.getKey(), e.getValue(), start, true);
-                store.delete(windowKey(session, e.getKey()));
+                of(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
+                closedWindowThreads.add(e.getKey().intValue());
             }
             if (!replaying) StageCounters.AGGREGATE.windowsClosed.increment();
             List<String> old = new ArrayList<>();
@@ -225,6 +240,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             if (b == null) a = new ThreadStatsAccumulator();
             else if (start == SessionStatistics.WHOLE) a = AccumulatorCodec.decode(b);
             else if (windowStartOf(b) == start) a = windowAccumulator(b);
+            else if (windowStartOf(b) < start) a = new ThreadStatsAccumulator(); // a closed window's, merged, going at the next flush
             else throw new IllegalStateException(key + " holds window " + windowStartOf(b) + ", not the open " + start);
             return new Slot(key, tid, start, a);
         }
@@ -235,20 +251,23 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
          * pile up over a long session, and memory should follow the threads that run.
          */
         void flush() {
+            for (int i = 0; i < closedWindowThreads.size(); i++) {
+                int tid = closedWindowThreads.getInt(i);
+                Slot open = window.get(tid);
+                if (open == null || !open.dirty) store.delete(windowKey(session, tid)); // else the open window's put below replaces it
+            }
+            closedWindowThreads.clear();
             for (Slot s : dirty) {
                 if (!s.dropped) store.put(s.key, s.encode());
             }
-            if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit)) evicted = true;
+            // whole-session accumulators change when a window closes; those of threads not running in the open window wait in the store
+            if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit && !window.containsKey(s.tid))) evicted = true;
             for (Slot s : dirty) s.dirty = false;
             dirty.clear();
             for (long i = state.flushedBatches; i < state.batches; i++) store.delete(redoKey(session, i));
             state.flushedBatches = state.batches;
             state.redoBytes = 0;
-        }
-
-        /** After each record: the session's state (and, now and then, the accumulators). */
-        void save() {
-            if (state.batches - state.flushedBatches >= flushBatches || state.redoBytes >= FLUSH_BYTES) flush();
+            // what carries over between batches (open window, PMC baselines), as of the accumulators just written
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
             try (DataOutputStream o = new DataOutputStream(bytes)) {
                 statistics.writeState(o);
@@ -256,6 +275,11 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 throw new UncheckedIOException(e);
             }
             state.statistics = bytes.toByteArray();
+        }
+
+        /** After each record: the session's progress (and, now and then, the accumulators). */
+        void save() {
+            if (state.batches - state.flushedBatches >= flushBatches || state.redoBytes >= FLUSH_BYTES) flush();
             store.put(session, state.encode());
         }
     }
@@ -354,9 +378,22 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         return o;
     }
 
-    /** Emits the whole-session rows that changed since the last time. */
+    /**
+     * Emits the whole-session rows that changed since the last time: a thread's closed windows (its
+     * whole-session accumulator) and its open window, together.
+     */
     private void emitChanged() {
         for (Open o : open.values()) {
+            for (Slot w : o.window.values()) {
+                if (!w.changedSinceEmit) continue;
+                w.changedSinceEmit = false;
+                Slot whole = o.wholeSlot(w.tid);
+                whole.changedSinceEmit = false;
+                ThreadStatsAccumulator sum = new ThreadStatsAccumulator();
+                sum.merge(whole.accumulator);
+                sum.merge(w.accumulator);
+                emit(o, w.tid, sum, null, false);
+            }
             for (Slot s : o.whole.values()) {
                 if (!s.changedSinceEmit) continue;
                 s.changedSinceEmit = false;
@@ -368,9 +405,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** Every switch and thread record has arrived: the last window and every whole-session row go out final; the state goes. */
     private void finish(Open o) {
         o.statistics.closeAll();
+        for (int i = 0; i < o.closedWindowThreads.size(); i++) store.delete(windowKey(o.session, o.closedWindowThreads.getInt(i)));
+        o.closedWindowThreads.clear();
         String prefix = wholePrefix(o.session);
         Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
-        try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
+        // all in memory unless restored or evicted
+        if (o.restored || o.evicted) try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
                 int tid = Integer.parseInt(kv.key.substring(prefix.length()));
