@@ -63,15 +63,16 @@ class BrokerCrashIT {
             long aborted = ingestLog.stream().filter(l -> l.contains("transaction is aborted")).count();
             long fenced = ingestLog.stream().filter(l -> l.contains("a new producer takes over")).count();
             long replaced = 0;
-            long hanging = 0;
+            List<String> hanging = new java.util.ArrayList<>();
             for (String stage : new String[] {"decode.log", "aggregate.log"}) {
                 List<String> log = Files.readAllLines(dir.resolve(stage));
                 replaced += log.stream().filter(l -> l.contains("a new stream thread goes on")).count();
-                hanging += log.stream().filter(l -> l.contains("a transaction that could never end")).count();
+                log.stream().filter(l -> l.contains("a transaction that could never end")).forEach(hanging::add);
             }
             System.out.printf("BrokerCrashIT: the watcher aborted %d transaction(s) and replaced its fenced producer %d time(s),"
                     + " the stages replaced %d stream thread(s) and aborted %d hanging transaction(s), and went on%n",
-                    aborted, fenced, replaced, hanging);
+                    aborted, fenced, replaced, hanging.size());
+            hanging.forEach(l -> System.out.println("BrokerCrashIT: " + l));
         } finally {
             decode.close();
             aggregate.close();
