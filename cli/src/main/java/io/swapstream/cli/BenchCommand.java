@@ -209,7 +209,7 @@ final class BenchCommand implements Callable<Integer> {
 
     /**
      * Kafka alone: the same number of records of the same total size, produced with the decode
-     * stage's producer settings (lz4, 512 KiB batches, in transactions) and consumed back committed.
+     * stage's producer settings (its compression, 512 KiB batches, in transactions) and consumed back committed.
      */
     static Ceiling ceiling(String bootstrap, long records, long bytes, String name) throws Exception {
         String topic = "bench-ceiling-" + name + "-" + UUID.randomUUID().toString().substring(0, 6);
@@ -225,7 +225,7 @@ final class BenchCommand implements Callable<Integer> {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, StageConfig.COMPRESSION);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
