@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -23,8 +25,11 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
@@ -60,6 +65,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     static final long CHECKPOINT_BYTES = DecodeTopology.REDO_MAX_BYTES;
     private final int checkpointBuffers;
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
+    private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
     private final Map<String, Live> live = new HashMap<>();
 
     DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers) {
@@ -145,6 +151,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
             Live l = live(session, p);
             l.timestamp = record.timestamp();
+            if (lookForGap(session, p)) drain(l);
             end(l, headers, "end-marker");
             return;
         }
@@ -156,19 +163,75 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         byte[] bytes = record.value() == null ? new byte[0] : record.value();
         if (index > p.next) {
+            lookForGap(session, p);
             state.put(earlyKey(session, index), bytes);
-            state.put(session, p.encode());
+            if (state.get(earlyKey(session, p.next)) == null) {
+                state.put(session, p.encode());
+                return;
+            }
+            Live l = live(session, p);
+            l.timestamp = record.timestamp();
+            drain(l);
+            save(l);
             return;
         }
         Live l = live(session, p);
         l.timestamp = record.timestamp();
         apply(l, bytes, headers, InputRecordReader.reference(context));
+        context.recordMetadata().ifPresent(m -> {
+            p.lastInputPartition = m.partition();
+            p.lastInput = m.offset();
+        });
+        drain(l);
+        save(l);
+    }
+
+    /** Takes the buffers held apart that follow the last one taken, in order. */
+    private void drain(Live l) {
+        DecodeProgress p = l.progress;
         byte[] next;
-        while ((next = state.get(earlyKey(session, p.next))) != null) {
-            state.delete(earlyKey(session, p.next));
+        while ((next = state.get(earlyKey(l.session, p.next))) != null) {
+            state.delete(earlyKey(l.session, p.next));
             apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
-        save(l);
+    }
+
+    /**
+     * Looks in the input topic, between the last buffer taken in order and the record being
+     * processed, for this session's buffers the state does not have, and holds them apart to be
+     * taken in order. After a broker's kill -9 a transaction was seen to commit its input offsets
+     * while its state and outputs were aborted (BrokerCrashIT loop, run 512): the consumer went on
+     * past buffers the state never took, and the session ended without them. Reads only when a
+     * buffer comes after a gap, or at the session's end; false when it did not look.
+     */
+    private boolean lookForGap(String session, DecodeProgress p) {
+        RecordMetadata m = context.recordMetadata().orElse(null);
+        if (m == null || p.lastInput < 0 || m.partition() != p.lastInputPartition || m.offset() <= p.lastInput + 1) return false;
+        long from = p.lastInput + 1;
+        long[] found = {0};
+        try {
+            inputs.scan(new TopicPartition(m.topic(), m.partition()), from, m.offset(), r -> {
+                if (r.key() == null || !session.equals(new String(r.key(), StandardCharsets.UTF_8))) return;
+                if (r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) return;
+                long index = parseLong(header(r.headers(), SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
+                if (index >= p.next && state.get(earlyKey(session, index)) == null) {
+                    state.put(earlyKey(session, index), r.value() == null ? new byte[0] : r.value());
+                    found[0]++;
+                }
+            });
+        } catch (KafkaException | IllegalStateException e) {
+            // not readable now: the buffers stay missing unless they come, and the next gap looks again
+            LOG.warn("could not look for the missing buffers of session {} in {}-{} from offset {}: {}", session, m.topic(),
+                    m.partition(), from, e.getMessage());
+            return false;
+        }
+        if (found[0] > 0) {
+            LOG.warn("session {}: {} buffer(s) from index {} were in {}-{} between offsets {} and {} but not in the committed"
+                    + " state; taken again", session, found[0], p.next, m.topic(), m.partition(), from, m.offset());
+        }
+        // what lies before this record is known now: a later gap is looked for after it
+        p.lastInput = m.offset();
+        return true;
     }
 
     /**

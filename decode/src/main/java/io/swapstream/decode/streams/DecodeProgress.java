@@ -15,7 +15,8 @@ import java.util.List;
  * of the session, and whether the session has ended. Small: the idle timeout scans all of them.
  */
 final class DecodeProgress {
-    static final int VERSION = 1;
+    /** 2 adds the last input record taken in order; 1 is read as not knowing it. */
+    static final int VERSION = 2;
 
     String host;
     Integer maxWaitReason;
@@ -36,6 +37,12 @@ final class DecodeProgress {
     /** Null while the session runs; {@code end-marker} or {@code idle-timeout} once it has ended. */
     String endReason;
     long endedMs;
+    /**
+     * The input partition and offset of the last buffer taken in order, -1 when not known: a gap
+     * after it is looked for in the input topic before buffers are held apart.
+     */
+    int lastInputPartition = -1;
+    long lastInput = -1;
 
     boolean ended() { return endReason != null; }
 
@@ -58,6 +65,8 @@ final class DecodeProgress {
             o.writeLong(lastBufferMs);
             o.writeUTF(endReason == null ? "" : endReason);
             o.writeLong(endedMs);
+            o.writeInt(lastInputPartition);
+            o.writeLong(lastInput);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -69,7 +78,9 @@ final class DecodeProgress {
         if (b == null) return p;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION) throw new IllegalStateException("decode progress version " + version + " is not " + VERSION);
+            if (version < 1 || version > VERSION) {
+                throw new IllegalStateException("decode progress version " + version + " is not 1 to " + VERSION);
+            }
             p.host = in.readUTF();
             int mwr = in.readInt();
             p.maxWaitReason = mwr < 0 ? null : mwr;
@@ -86,6 +97,10 @@ final class DecodeProgress {
             String end = in.readUTF();
             p.endReason = end.isEmpty() ? null : end;
             p.endedMs = in.readLong();
+            if (version >= 2) {
+                p.lastInputPartition = in.readInt();
+                p.lastInput = in.readLong();
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -81,14 +81,7 @@ public final class InputRecordReader implements AutoCloseable {
 
     /** The value at {@code offset}; reads forward from the last one, as a replay asks in offset order. */
     private byte[] read(TopicPartition tp, long offset) {
-        if (consumer == null) {
-            Map<String, Object> c = new StreamsConfig(appConfigs).getRestoreConsumerConfigs(clientId);
-            c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-            c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-            consumer = new KafkaConsumer<>(c);
-        }
+        open();
         while (next < fetched.size() && fetched.get(next).offset() < offset) next++;
         if (!tp.equals(assigned) || next >= fetched.size() || fetched.get(next).offset() > offset) {
             if (!tp.equals(assigned)) consumer.assign(List.of(tp));
@@ -116,6 +109,38 @@ public final class InputRecordReader implements AutoCloseable {
                 throw missing(tp, offset, "the record there is not a committed one");
             }
         }
+    }
+
+    /**
+     * The committed records of {@code tp} from {@code from} up to, not including, {@code until}, in
+     * offset order: where a task looks for input its committed state lost.
+     */
+    public void scan(TopicPartition tp, long from, long until, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
+        if (from >= until) return;
+        open();
+        consumer.assign(List.of(tp));
+        assigned = tp;
+        fetched = List.of(); // the next read seeks again
+        next = 0;
+        consumer.seek(tp, from);
+        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+        while (consumer.position(tp) < until) {
+            if (System.nanoTime() > deadline) throw missing(tp, from, "no answer within " + READ_TIMEOUT.toSeconds() + " s");
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500)).records(tp)) {
+                if (r.offset() >= until) return;
+                each.accept(r);
+            }
+        }
+    }
+
+    private void open() {
+        if (consumer != null) return;
+        Map<String, Object> c = new StreamsConfig(appConfigs).getRestoreConsumerConfigs(clientId);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        consumer = new KafkaConsumer<>(c);
     }
 
     private static IllegalStateException missing(TopicPartition tp, long offset, String why) {

@@ -1,0 +1,124 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.etw.EtlReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The decode stage's committed input offset ahead of its committed state, as a broker's kill -9 was
+ * seen to leave it (a transaction whose input offsets committed while its state and outputs were
+ * aborted): the stage finds the buffers it skipped in the input topic, and the session ends
+ * complete, every row equal to the offline statistics.
+ */
+@ExtendWith(KafkaBroker.class)
+class DecodeGapIT {
+    @TempDir Path dir;
+
+    @Test
+    void buffersTheCommittedOffsetSkippedAreReadBackFromTheInputTopic(KafkaBroker.Bootstrap kafka) throws Exception {
+        String prefix = "gap" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        String appId = "gap-" + prefix;
+        Path f = dir.resolve("t.etl");
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(30_000).withBufferSize(8 * 1024).withSeed(3);
+        TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
+        List<byte[]> buffers = new ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
+        try (EtlReader r = EtlReader.open(f).framesOnly()) {
+            while (r.next()) {
+                buffers.add(Arrays.copyOf(r.rawBytes(), r.rawLength()));
+                offsets.add(r.bufferOffset());
+            }
+        }
+        int n = buffers.size();
+        assertTrue(n >= 40, n + " buffers");
+        String session = BufferPublisher.sessionOf(f, "h");
+        SessionStatistics whole = new SessionStatistics(0);
+        SessionDecoder.decodeBatches(f, "h", null, whole::accept, null);
+        Map<String, ThreadStats> expected = new HashMap<>();
+        for (ThreadStats t : whole.wholeSession()) expected.put(session + "/" + t.getThreadId(), t);
+
+        String rawTopic = prefix + SwapstreamConfig.RAW_BUFFERS;
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()));
+             KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.servers()),
+                     new StringSerializer(), new ByteArraySerializer())) {
+            TopicSetup.ensure(admin, prefix, 1, (short) 1);
+            // a third of the buffers, taken by the stages; then the rest and the end, with the stages stopped
+            int taken = n / 3;
+            for (int i = 0; i < taken; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
+            String decodeGroup = appId + "-" + StageConfig.DECODE;
+            TopicPartition raw = new TopicPartition(rawTopic, 0);
+            try (Pipeline p = start(kafka, appId, prefix)) {
+                AggregateRestartIT.awaitCommitted(admin, decodeGroup, raw, taken);
+            }
+            for (int i = taken; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
+            RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
+            end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
+            producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
+            // the committed input offset goes ahead of the committed state by ten buffers (a plain producer: offset = index)
+            admin.alterConsumerGroupOffsets(decodeGroup, Map.of(raw, new OffsetAndMetadata(taken + 10))).all().get();
+            try (Pipeline p = start(kafka, appId, prefix)) {
+                TraceSession[] ended = new TraceSession[1];
+                PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.SESSIONS, rs -> {
+                    for (ConsumerRecord<String, byte[]> r : rs) {
+                        TraceSession s = PipelineIT.SESSIONS.deserialize("t", r.value());
+                        if (s.getEndReason() != null) ended[0] = s;
+                    }
+                    return ended[0] != null;
+                });
+                assertEquals(List.of(), ended[0].getLossReasons());
+                assertTrue(ended[0].getComplete(), ended[0].toString());
+                assertEquals(0, ended[0].getDeadLetters());
+                Map<String, ThreadStats> finals = new HashMap<>();
+                PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.THREAD_STATS, rs -> {
+                    for (ConsumerRecord<String, byte[]> r : rs) {
+                        ThreadStats t = PipelineIT.STATS.deserialize("t", r.value());
+                        if (t.getFinal$()) finals.put(r.key(), t);
+                    }
+                    return finals.keySet().containsAll(expected.keySet());
+                });
+                for (Map.Entry<String, ThreadStats> e : expected.entrySet()) assertEquals(e.getValue(), finals.get(e.getKey()), e.getKey());
+            }
+        }
+    }
+
+    Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix) throws Exception {
+        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200,
+                Map.of("commit.interval.ms", "100"));
+    }
+
+    static void send(KafkaProducer<String, byte[]> producer, String topic, String session, Path f, long index, long offset,
+                     byte[] bytes) throws Exception {
+        producer.send(new ProducerRecord<>(topic, null, session, bytes, BufferPublisher.headers("h", f, index, offset, null))).get();
+    }
+}
