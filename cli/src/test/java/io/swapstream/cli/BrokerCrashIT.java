@@ -64,15 +64,18 @@ class BrokerCrashIT {
             long fenced = ingestLog.stream().filter(l -> l.contains("a new producer takes over")).count();
             long replaced = 0;
             List<String> hanging = new java.util.ArrayList<>();
+            List<String> retaken = new java.util.ArrayList<>();
             for (String stage : new String[] {"decode.log", "aggregate.log"}) {
                 List<String> log = Files.readAllLines(dir.resolve(stage));
                 replaced += log.stream().filter(l -> l.contains("a new stream thread goes on")).count();
                 log.stream().filter(l -> l.contains("a transaction that could never end")).forEach(hanging::add);
+                log.stream().filter(l -> l.contains("taken again")).forEach(retaken::add);
             }
             System.out.printf("BrokerCrashIT: the watcher aborted %d transaction(s) and replaced its fenced producer %d time(s),"
-                    + " the stages replaced %d stream thread(s) and aborted %d hanging transaction(s), and went on%n",
-                    aborted, fenced, replaced, hanging.size());
+                    + " the stages replaced %d stream thread(s), aborted %d hanging transaction(s) and took %d gap(s) of buffers"
+                    + " again from the input topic, and went on%n", aborted, fenced, replaced, hanging.size(), retaken.size());
             hanging.forEach(l -> System.out.println("BrokerCrashIT: " + l));
+            retaken.forEach(l -> System.out.println("BrokerCrashIT: " + l));
         } finally {
             decode.close();
             aggregate.close();
