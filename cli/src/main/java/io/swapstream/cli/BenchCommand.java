@@ -130,6 +130,26 @@ final class BenchCommand implements Callable<Integer> {
         return s;
     }
 
+    /**
+     * The JVM's CPU seconds, compile time and collection time so far: a round's figures, with the
+     * broker's, show where the two cores went besides the two stage threads.
+     */
+    record JvmCpu(double cpuSecs, double compileSecs, double gcSecs) {
+        static JvmCpu now() {
+            double cpu = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                    ? os.getProcessCpuTime() / 1e9 : 0;
+            var jit = ManagementFactory.getCompilationMXBean();
+            double compile = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() / 1e3 : 0;
+            double gc = 0;
+            for (var g : ManagementFactory.getGarbageCollectorMXBeans()) gc += Math.max(0, g.getCollectionTime()) / 1e3;
+            return new JvmCpu(cpu, compile, gc);
+        }
+
+        JvmCpu minus(JvmCpu o) {
+            return new JvmCpu(cpuSecs - o.cpuSecs, compileSecs - o.compileSecs, gcSecs - o.gcSecs);
+        }
+    }
+
     static double secs(long since) {
         return (System.nanoTime() - since) / 1e9;
     }
@@ -141,7 +161,8 @@ final class BenchCommand implements Callable<Integer> {
             TopicSetup.ensure(admin, prefix, 4, (short) 1);
         }
         try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
-                60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
+                60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, System.getProperty("xcommit") == null ? Map.of() : Map.of("commit.interval.ms", System.getProperty("xcommit")))) {
+            JvmCpu before = JvmCpu.now();
             long t0 = System.nanoTime();
             BufferPublisher.Published published;
             try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
@@ -155,9 +176,10 @@ final class BenchCommand implements Callable<Integer> {
             while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
             double aggregated = secs(t0);
             double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-");
+            JvmCpu used = JvmCpu.now().minus(before);
             long[] sizes = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES);
             return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
-                    decodeCpu, aggregateCpu);
+                    decodeCpu, aggregateCpu, used);
         }
     }
 
@@ -275,6 +297,9 @@ final class BenchCommand implements Callable<Integer> {
                     switches / p.decodeCpuSecs(), "");
             out.printf("%-50s %9.2f %13.0f %7s%n", round + "  aggregate stage, CPU seconds of its thread", p.aggregateCpuSecs(),
                     switches / p.aggregateCpuSecs(), "");
+            out.printf("%-50s %9.2f %13s %7s%n", round + "  the whole JVM, CPU seconds (broker included)", p.jvm().cpuSecs(), "", "");
+            out.printf("%-50s %9.2f %13s %7s%n", round + "    of which JIT compiling (compiler threads)", p.jvm().compileSecs(), "", "");
+            out.printf("%-50s %9.2f %13s %7s%n", round + "    of which garbage collection (pauses)", p.jvm().gcSecs(), "", "");
         }
         for (var c : List.of(Map.entry("raw buffers", raw), Map.entry("switch batches", batches))) {
             Ceiling k = c.getValue();

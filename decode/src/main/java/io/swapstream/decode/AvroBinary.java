@@ -147,14 +147,29 @@ final class AvroBinary {
         }
 
         long readLong() {
-            int p0 = pos;
-            if (p0 < end) {
-                int x = b[p0];
+            byte[] a = b;
+            int p = pos;
+            if (end - p >= 10) { // no end inside the longest number: the loop checks nothing but its continuation bits
+                int x = a[p++];
                 if (x >= 0) { // one byte: most enum, union and small values
-                    pos = p0 + 1;
+                    pos = p;
                     return (x >>> 1) ^ -(x & 1);
                 }
+                long n = x & 0x7F;
+                for (int shift = 7; shift < 70; shift += 7) {
+                    x = a[p++];
+                    n |= (long) (x & 0x7F) << shift;
+                    if (x >= 0) {
+                        pos = p;
+                        return (n >>> 1) ^ -(n & 1);
+                    }
+                }
+                throw new Malformed("a number runs past 10 bytes");
             }
+            return readLongNearEnd();
+        }
+
+        private long readLongNearEnd() {
             long n = 0;
             int shift = 0;
             int p = pos;
@@ -168,6 +183,18 @@ final class AvroBinary {
             }
             pos = p;
             return (n >>> 1) ^ -(n & 1);
+        }
+
+        /** A union of null and a number: true for the number's branch (its zig-zag index, 2, is one byte, as is null's 0). */
+        private boolean present() {
+            if (pos < end) {
+                int x = b[pos];
+                if (x == 0 || x == 2) {
+                    pos++;
+                    return x == 2;
+                }
+            }
+            return index(2) == 1; // the checks' message
         }
 
         int readInt() {
@@ -242,7 +269,7 @@ final class AvroBinary {
         void optionalInts(int[] v, int n, int none) {
             int i = 0;
             for (long k = block(); k != 0; k = block()) {
-                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = index(2) == 0 ? none : readInt();
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = present() ? readInt() : none;
             }
             expect(i, n);
         }
@@ -250,7 +277,7 @@ final class AvroBinary {
         void optionalLongs(long[] v, int n, long none) {
             int i = 0;
             for (long k = block(); k != 0; k = block()) {
-                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = index(2) == 0 ? none : readLong();
+                for (int to = blockEnd(i, k, n); i < to; i++) v[i] = present() ? readLong() : none;
             }
             expect(i, n);
         }
@@ -269,7 +296,7 @@ final class AvroBinary {
             int i = 0;
             for (long k = block(); k != 0; k = block()) {
                 for (int to = blockEnd(i, k, n); i < to; i++) {
-                    if (index(2) == 0) {
+                    if (!present()) {
                         v[i] = none;
                     } else {
                         int x = index(symbols);
