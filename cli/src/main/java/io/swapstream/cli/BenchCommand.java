@@ -161,7 +161,7 @@ final class BenchCommand implements Callable<Integer> {
             TopicSetup.ensure(admin, prefix, 4, (short) 1);
         }
         try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
-                60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, System.getProperty("xcommit") == null ? Map.of() : Map.of("commit.interval.ms", System.getProperty("xcommit")))) {
+                60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
             JvmCpu before = JvmCpu.now();
             long t0 = System.nanoTime();
             BufferPublisher.Published published;
