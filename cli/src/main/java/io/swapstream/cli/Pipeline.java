@@ -62,8 +62,16 @@ final class Pipeline implements AutoCloseable {
         return new Pipeline(decode, aggregate);
     }
 
+    /** Waits until both stages are RUNNING (their groups joined, their tasks assigned and restored). */
+    void awaitRunning(long deadlineNanos) throws InterruptedException {
+        while (decode.state() != KafkaStreams.State.RUNNING || aggregate.state() != KafkaStreams.State.RUNNING) {
+            if (System.nanoTime() > deadlineNanos) throw new ServiceException("the stages were not running within --timeout");
+            Thread.sleep(10);
+        }
+    }
+
     /** When each stage was done, in seconds from the start of ingest, and what went through Kafka. */
-    record Times(double ingested, double decoded, double aggregated, long rawRecords, long rawBytes, long batchRecords,
+    record Times(double started, double ingested, double decoded, double aggregated, long rawRecords, long rawBytes, long batchRecords,
                  long batchBytes, double decodeCpuSecs, double aggregateCpuSecs, BenchCommand.JvmCpu jvm) {}
 
     @Override

@@ -432,6 +432,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         store.put(o.session, o.state.encode());
         open.remove(o.session);
         StageCounters.AGGREGATE.sessionsEnded.increment();
+        // the final rows reach read_committed readers now, not up to a commit interval later
+        context.commit();
     }
 
     /** One row: a window's ({@code windowStart} given) or the whole session's (null: first to last switch). */

@@ -100,6 +100,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             progress.batches++;
             StageCounters.DECODE.switchesOut.add(b.count());
             forward(session, b, timestamp);
+            // a new session's first switches reach the aggregate now, not up to a commit interval later
+            if (progress.batches == 1) context.commit();
             if (rows) for (int i = 0; i < b.count(); i++) forward(session, AvroRecords.of(b.row(i)), timestamp);
         }
 
@@ -399,6 +401,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         state.delete(checkpointKey(l.session));
         live.remove(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
+        // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
+        context.commit();
     }
 
     /** Ends, as incomplete, every open session that has had no buffer for the idle timeout. */
