@@ -24,11 +24,12 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_CHECKPOINT_BUFFERS = 256;
     /**
      * Aggregate: batches between two writes of a session's accumulators (default {@value #DEFAULT_FLUSH_BATCHES}, at
-     * most {@value #REDO_SLOTS}). Threads that did not run since the last write leave memory at the next: 512 kept
-     * too many of a 25,000-thread trace for a 256 MiB heap.
+     * most {@value #REDO_SLOTS}), and a quarter of that after a window closed: a closed window's threads wait in
+     * memory, merged into their whole-session accumulators, until written (a 25,000-thread trace ran out of a
+     * 256 MiB heap with 512 and no earlier write after a window).
      */
     public static final String AGGREGATE_FLUSH_BATCHES = "swapstream.aggregate.flush.batches";
-    public static final int DEFAULT_FLUSH_BATCHES = 256;
+    public static final int DEFAULT_FLUSH_BATCHES = 1024;
     /** Aggregate: closed windows the stats store keeps per thread for queries (default {@value #DEFAULT_KEEP_WINDOWS}); the topic has them all. */
     public static final String AGGREGATE_KEEP_WINDOWS = "swapstream.aggregate.keep.windows";
     public static final int DEFAULT_KEEP_WINDOWS = 10;

@@ -279,7 +279,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
 
         /** After each record: the session's progress (and, now and then, the accumulators). */
         void save() {
-            if (state.batches - state.flushedBatches >= flushBatches || state.redoBytes >= FLUSH_BYTES) flush();
+            long since = state.batches - state.flushedBatches;
+            // a closed window's threads wait in memory, as whole-session accumulators, until written: sooner than the rest
+            if (since >= flushBatches || state.redoBytes >= FLUSH_BYTES || (!closedWindowThreads.isEmpty() && since >= flushBatches / 4)) flush();
             store.put(session, state.encode());
         }
     }
