@@ -238,6 +238,8 @@ class PipelineIT {
                     .noneMatch(k -> k.contains(session) && !k.equals(session)), "no checkpoint or redo entry is left");
             assertTrue(StateSizeIT.keys(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.SESSIONS_STORE).stream()
                     .noneMatch(k -> k.startsWith(session) && !k.equals(session)), "no accumulator or redo entry is left");
+            assertTrue(StateSizeIT.keys(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.THREADS_STORE).stream()
+                    .noneMatch(k -> k.startsWith(session)), "no thread label is left");
             send.accept(3);
             List<ConsumerRecord<String, byte[]>> dead = read(kafka, SwapstreamConfig.DEAD_LETTERS, rs -> !rs.isEmpty());
             String error = new String(dead.get(0).headers().lastHeader(SwapstreamConfig.HEADER_ERROR).value(), StandardCharsets.UTF_8);

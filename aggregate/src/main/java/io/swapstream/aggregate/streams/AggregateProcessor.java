@@ -27,6 +27,8 @@ import java.util.Arrays;
 import java.util.ArrayList;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.ints.IntIterator;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,6 +93,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         final ThreadStatsAccumulator accumulator;
         /** Changed since the accumulators were last written. */
         boolean dirty;
+        /** In the store (written at a flush, or loaded from it): only then does the end delete its key. */
+        boolean stored;
         boolean changedSinceEmit;
         boolean dropped;
 
@@ -132,6 +136,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
          * the window as of the last flush, takes the batches since again, and merges it again.
          */
         final IntArrayList closedWindowThreads = new IntArrayList();
+        /** Threads whose open-window key is in the store (not known after a restart: then every key is deleted). */
+        final IntOpenHashSet windowStored = new IntOpenHashSet();
+        /** Thread records taken since the last flush: written with the accumulators, the latest per thread. */
+        final IntOpenHashSet labelsToWrite = new IntOpenHashSet();
+        /** Threads whose label is in the store. */
+        final IntOpenHashSet labelsStored = new IntOpenHashSet();
 
         Open(String session, AggregateSession state) {
             this.session = session;
@@ -223,11 +233,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
 
         @Override
         public void label(io.swapstream.decode.ThreadInfo t) {
-            ThreadInfo info = AvroRecords.of(t);
-            labelled.put(t.threadId(), info);
-            if (replaying) return; // stored and counted the first time round
-            labels.put(session + "/" + t.threadId(), info);
-            state.threads++;
+            labelled.put(t.threadId(), AvroRecords.of(t));
+            // a store write per thread record would cost more than its statistics: written at the flush, as the accumulators
+            labelsToWrite.add(t.threadId());
+            if (!replaying) state.threads++; // counted the first time round
         }
 
         private Slot fresh(String key, int tid, long start) {
@@ -242,7 +251,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             else if (windowStartOf(b) == start) a = windowAccumulator(b);
             else if (windowStartOf(b) < start) a = new ThreadStatsAccumulator(); // a closed window's, merged, going at the next flush
             else throw new IllegalStateException(key + " holds window " + windowStartOf(b) + ", not the open " + start);
-            return new Slot(key, tid, start, a);
+            Slot s = new Slot(key, tid, start, a);
+            s.stored = b != null;
+            if (b != null && start != SessionStatistics.WHOLE) windowStored.add(tid);
+            return s;
         }
 
         /**
@@ -254,12 +266,25 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             for (int i = 0; i < closedWindowThreads.size(); i++) {
                 int tid = closedWindowThreads.getInt(i);
                 Slot open = window.get(tid);
-                if (open == null || !open.dirty) store.delete(windowKey(session, tid)); // else the open window's put below replaces it
+                // else the open window's put below replaces it
+                if ((open == null || !open.dirty) && windowKeyMayBeStored(tid)) {
+                    store.delete(windowKey(session, tid));
+                    windowStored.remove(tid);
+                }
             }
             closedWindowThreads.clear();
             for (Slot s : dirty) {
-                if (!s.dropped) store.put(s.key, s.encode());
+                if (s.dropped) continue;
+                store.put(s.key, s.encode());
+                s.stored = true;
+                if (s.start != SessionStatistics.WHOLE) windowStored.add(s.tid);
             }
+            for (IntIterator it = labelsToWrite.iterator(); it.hasNext(); ) {
+                int tid = it.nextInt();
+                labels.put(session + "/" + tid, labelled.get(tid));
+                labelsStored.add(tid);
+            }
+            labelsToWrite.clear();
             // whole-session accumulators change when a window closes; those of threads not running in the open window wait in the store
             if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit && !window.containsKey(s.tid))) evicted = true;
             for (Slot s : dirty) s.dirty = false;
@@ -275,6 +300,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 throw new UncheckedIOException(e);
             }
             state.statistics = bytes.toByteArray();
+        }
+
+        boolean windowKeyMayBeStored(int tid) {
+            return restored || windowStored.contains(tid);
         }
 
         /** After each record: the session's progress (and, now and then, the accumulators). */
@@ -407,24 +436,42 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** Every switch and thread record has arrived: the last window and every whole-session row go out final; the state goes. */
     private void finish(Open o) {
         o.statistics.closeAll();
-        for (int i = 0; i < o.closedWindowThreads.size(); i++) store.delete(windowKey(o.session, o.closedWindowThreads.getInt(i)));
+        for (int i = 0; i < o.closedWindowThreads.size(); i++) {
+            int tid = o.closedWindowThreads.getInt(i);
+            if (o.windowKeyMayBeStored(tid)) store.delete(windowKey(o.session, tid));
+        }
         o.closedWindowThreads.clear();
         String prefix = wholePrefix(o.session);
         Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
+        IntOpenHashSet stored = new IntOpenHashSet();
         // all in memory unless restored or evicted
         if (o.restored || o.evicted) try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
                 int tid = Integer.parseInt(kv.key.substring(prefix.length()));
+                stored.add(tid);
                 if (!o.whole.containsKey(tid)) rows.put(tid, AccumulatorCodec.decode(kv.value));
             }
         }
-        for (Slot s : o.whole.values()) rows.put(s.tid, s.accumulator);
+        for (Slot s : o.whole.values()) {
+            rows.put(s.tid, s.accumulator);
+            if (s.stored) stored.add(s.tid);
+        }
         for (Map.Entry<Integer, ThreadStatsAccumulator> e : rows.entrySet()) {
-            ThreadStatsAccumulator a = e.getValue();
-            emit(o, e.getKey(), a, null, true);
-            store.delete(wholeKey(o.session, e.getKey()));
-            labels.delete(o.session + "/" + e.getKey());
+            int tid = e.getKey();
+            emit(o, tid, e.getValue(), null, true);
+            // keys never written need no delete (a tombstone each in the changelog)
+            if (stored.contains(tid)) store.delete(wholeKey(o.session, tid));
+        }
+        // every label written, threads without a row too; after a restart, whatever the store holds
+        if (o.restored) {
+            List<String> keys = new ArrayList<>();
+            try (KeyValueIterator<String, ThreadInfo> it = labels.prefixScan(o.session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
+                it.forEachRemaining(kv -> keys.add(kv.key));
+            }
+            keys.forEach(labels::delete);
+        } else {
+            for (IntIterator it = o.labelsStored.iterator(); it.hasNext(); ) labels.delete(o.session + "/" + it.nextInt());
         }
         for (long i = o.state.flushedBatches; i < o.state.batches; i++) store.delete(redoKey(o.session, i));
         o.state.flushedBatches = o.state.batches;
