@@ -36,10 +36,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The decode stage's committed input offset ahead of its committed state, as a broker's kill -9 was
- * seen to leave it (a transaction whose input offsets committed while its state and outputs were
- * aborted): the stage finds the buffers it skipped in the input topic, and the session ends
- * complete, every row equal to the offline statistics.
+ * A stage's committed input offset out of step with its committed state, as a broker's kill -9 was
+ * seen to leave it. Decode, offset ahead (a transaction whose input offsets committed while its
+ * state and outputs were aborted): the stage finds the buffers it skipped in the input topic.
+ * Aggregate, offset behind (its state committed ahead of its input offset): the batches sent again
+ * are skipped, not counted twice. Either way the session ends complete, every row equal to the
+ * offline statistics.
  */
 @ExtendWith(KafkaBroker.class)
 class DecodeGapIT {
@@ -47,6 +49,37 @@ class DecodeGapIT {
 
     @Test
     void buffersTheCommittedOffsetSkippedAreReadBackFromTheInputTopic(KafkaBroker.Bootstrap kafka) throws Exception {
+        run(kafka, (admin, prefix, appId) -> {
+            // the committed input offset goes ahead of the committed state by ten buffers (a plain producer: offset = index)
+            TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
+            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.DECODE, Map.of(raw, new OffsetAndMetadata(taken(admin, appId, prefix) + 10)))
+                    .all().get();
+        });
+    }
+
+    @Test
+    void batchesTheAggregateTookAreNotTakenTwiceWhenItsOffsetIsBehind(KafkaBroker.Bootstrap kafka) throws Exception {
+        run(kafka, (admin, prefix, appId) -> {
+            String group = appId + "-" + StageConfig.AGGREGATE;
+            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
+            long committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(batches).offset();
+            assertTrue(committed >= 4, "the aggregate committed " + committed + " records");
+            admin.alterConsumerGroupOffsets(group, Map.of(batches, new OffsetAndMetadata(committed / 2))).all().get();
+        });
+    }
+
+    interface Between {
+        void apply(Admin admin, String prefix, String appId) throws Exception;
+    }
+
+    /** The decode group's committed offset: the buffers the first run took. */
+    static long taken(Admin admin, String appId, String prefix) throws Exception {
+        return admin.listConsumerGroupOffsets(appId + "-" + StageConfig.DECODE).partitionsToOffsetAndMetadata().get()
+                .get(new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0)).offset();
+    }
+
+    /** A third of a session through both stages; {@code between} while they are stopped; the rest, the end, and every row checked. */
+    void run(KafkaBroker.Bootstrap kafka, Between between) throws Exception {
         String prefix = "gap" + UUID.randomUUID().toString().substring(0, 6) + ".";
         String appId = "gap-" + prefix;
         Path f = dir.resolve("t.etl");
@@ -80,13 +113,17 @@ class DecodeGapIT {
             TopicPartition raw = new TopicPartition(rawTopic, 0);
             try (Pipeline p = start(kafka, appId, prefix)) {
                 AggregateRestartIT.awaitCommitted(admin, decodeGroup, raw, taken);
+                // and the aggregate has taken what the decode stage sent of it
+                TopicPartition batchTopic = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
+                long sent = admin.listOffsets(Map.of(batchTopic, org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get()
+                        .get(batchTopic).offset();
+                AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, batchTopic, sent);
             }
             for (int i = taken; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
             RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
-            // the committed input offset goes ahead of the committed state by ten buffers (a plain producer: offset = index)
-            admin.alterConsumerGroupOffsets(decodeGroup, Map.of(raw, new OffsetAndMetadata(taken + 10))).all().get();
+            between.apply(admin, prefix, appId);
             try (Pipeline p = start(kafka, appId, prefix)) {
                 TraceSession[] ended = new TraceSession[1];
                 PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.SESSIONS, rs -> {

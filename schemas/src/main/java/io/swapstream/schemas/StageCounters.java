@@ -22,6 +22,8 @@ public final class StageCounters {
     public final LongAdder switchesOut = new LongAdder();
     public final LongAdder statsOut = new LongAdder();
     public final LongAdder windowsClosed = new LongAdder();
+    /** Aggregate: batches skipped because the session's committed state had taken them already. */
+    public final LongAdder duplicateBatches = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
     public final AtomicLong sessionsOpen = new AtomicLong();
@@ -50,6 +52,7 @@ public final class StageCounters {
         m.put("switchesOut", switchesOut.sum());
         m.put("statsOut", statsOut.sum());
         m.put("windowsClosed", windowsClosed.sum());
+        m.put("duplicateBatches", duplicateBatches.sum());
         m.put("deadLetters", deadLetters.sum());
         m.put("sessionsEnded", sessionsEnded.sum());
         m.put("sessionsOpen", sessionsOpen.get());

@@ -54,6 +54,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * end-of-session record says every batch and thread record has arrived.
  */
 final class AggregateProcessor implements Processor<String, Object, String, ThreadStats> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AggregateProcessor.class);
     private final long windowNanos;
     private final long emitIntervalMs;
     private ProcessorContext<String, ThreadStats> context;
@@ -124,6 +125,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         long timestamp;
         /** Taking the batches since the last flush again after a restart: nothing is emitted. */
         boolean replaying;
+        /** Skipping batches this state has taken before: one log line for a run of them. */
+        boolean skipping;
 
         /** Accumulators and labels the store may hold that are not in memory: after a restart, or once idle threads left memory. */
         final boolean restored;
@@ -362,6 +365,21 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             return;
         }
         if (v instanceof byte[] bytes) {
+            org.apache.kafka.streams.processor.api.RecordMetadata m = context.recordMetadata().orElse(null);
+            if (m != null && o.state.takenBefore(m.partition(), m.offset())) {
+                if (!o.skipping) {
+                    LOG.warn("session {}: the batch at {}-{} was taken before (the committed state is ahead of the committed input"
+                            + " offset, up to {}): taken before, skipped", session, m.topic(), m.partition(), o.state.lastBatchOffset);
+                }
+                o.skipping = true;
+                StageCounters.AGGREGATE.duplicateBatches.increment();
+                return;
+            }
+            o.skipping = false;
+            if (m != null) {
+                o.state.lastBatchPartition = m.partition();
+                o.state.lastBatchOffset = m.offset();
+            }
             SwitchBatch b = read(record.key(), bytes);
             StageCounters.AGGREGATE.switchesIn.add(b.count());
             store.put(redoKey(session, o.state.batches++), InputRecordReader.reference(context));

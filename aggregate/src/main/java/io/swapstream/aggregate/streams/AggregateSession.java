@@ -13,7 +13,7 @@ import java.io.UncheckedIOException;
  * sent, how the session ended, and the statistics' carried state (open window, PMC baselines).
  */
 final class AggregateSession {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     String host;
     long switches;
@@ -30,6 +30,18 @@ final class AggregateSession {
     long redoBytes;
     /** SessionStatistics.writeState. */
     byte[] statistics = new byte[0];
+    /** Where the last batch taken sat in the switch-batches topic (-1: none, or state written before version 2). */
+    int lastBatchPartition = -1;
+    long lastBatchOffset = -1;
+
+    /**
+     * A batch at or before the last one taken, in the same partition: its effect is in this state
+     * already. A session's batches share one partition, so their offsets only grow; a committed state
+     * ahead of the committed input offset (seen after a broker's kill -9) sends them again.
+     */
+    boolean takenBefore(int partition, long offset) {
+        return partition == lastBatchPartition && offset <= lastBatchOffset;
+    }
 
     boolean allArrived() {
         return !done && expectedSwitches >= 0 && switches >= expectedSwitches && threads >= expectedThreads;
@@ -52,6 +64,8 @@ final class AggregateSession {
             o.writeLong(redoBytes);
             o.writeInt(statistics.length);
             o.write(statistics);
+            o.writeInt(lastBatchPartition);
+            o.writeLong(lastBatchOffset);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -63,7 +77,9 @@ final class AggregateSession {
         if (b == null) return s;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
             int version = in.readUnsignedByte();
-            if (version != VERSION) throw new IllegalStateException("aggregate session state version " + version + " is not " + VERSION);
+            if (version != 1 && version != VERSION) {
+                throw new IllegalStateException("aggregate session state version " + version + " is not 1 or " + VERSION);
+            }
             String host = in.readUTF();
             s.host = host.isEmpty() ? null : host;
             s.switches = in.readLong();
@@ -79,6 +95,10 @@ final class AggregateSession {
             s.redoBytes = in.readLong();
             s.statistics = new byte[in.readInt()];
             in.readFully(s.statistics);
+            if (version >= 2) {
+                s.lastBatchPartition = in.readInt();
+                s.lastBatchOffset = in.readLong();
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
