@@ -49,17 +49,16 @@ class DecodeGapIT {
 
     @Test
     void buffersTheCommittedOffsetSkippedAreReadBackFromTheInputTopic(KafkaBroker.Bootstrap kafka) throws Exception {
-        run(kafka, (admin, prefix, appId) -> {
+        run(kafka, (admin, prefix, appId, taken) -> {
             // the committed input offset goes ahead of the committed state by ten buffers (a plain producer: offset = index)
             TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
-            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.DECODE, Map.of(raw, new OffsetAndMetadata(taken(admin, appId, prefix) + 10)))
-                    .all().get();
+            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.DECODE, Map.of(raw, new OffsetAndMetadata(taken + 10))).all().get();
         });
     }
 
     @Test
     void batchesTheAggregateTookAreNotTakenTwiceWhenItsOffsetIsBehind(KafkaBroker.Bootstrap kafka) throws Exception {
-        run(kafka, (admin, prefix, appId) -> {
+        run(kafka, (admin, prefix, appId, taken) -> {
             String group = appId + "-" + StageConfig.AGGREGATE;
             TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
             long committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(batches).offset();
@@ -68,14 +67,9 @@ class DecodeGapIT {
         });
     }
 
+    /** What happens between the two runs; {@code taken}: the buffers the first run took. */
     interface Between {
-        void apply(Admin admin, String prefix, String appId) throws Exception;
-    }
-
-    /** The decode group's committed offset: the buffers the first run took. */
-    static long taken(Admin admin, String appId, String prefix) throws Exception {
-        return admin.listConsumerGroupOffsets(appId + "-" + StageConfig.DECODE).partitionsToOffsetAndMetadata().get()
-                .get(new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0)).offset();
+        void apply(Admin admin, String prefix, String appId, long taken) throws Exception;
     }
 
     /** A third of a session through both stages; {@code between} while they are stopped; the rest, the end, and every row checked. */
@@ -123,7 +117,7 @@ class DecodeGapIT {
             RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
-            between.apply(admin, prefix, appId);
+            between.apply(admin, prefix, appId, taken);
             try (Pipeline p = start(kafka, appId, prefix)) {
                 TraceSession[] ended = new TraceSession[1];
                 PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.SESSIONS, rs -> {

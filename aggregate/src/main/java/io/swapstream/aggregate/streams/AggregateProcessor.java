@@ -365,8 +365,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             return;
         }
         if (v instanceof byte[] bytes) {
-            org.apache.kafka.streams.processor.api.RecordMetadata m = context.recordMetadata().orElse(null);
-            if (m != null && o.state.takenBefore(m.partition(), m.offset())) {
+            org.apache.kafka.streams.processor.api.RecordMetadata m = context.recordMetadata()
+                    .orElseThrow(() -> new IllegalStateException("no record is being processed"));
+            if (o.state.takenBefore(m.partition(), m.offset())) {
                 if (!o.skipping) {
                     LOG.warn("session {}: the batch at {}-{} was taken before (the committed state is ahead of the committed input"
                             + " offset, up to {}): taken before, skipped", session, m.topic(), m.partition(), o.state.lastBatchOffset);
@@ -376,13 +377,11 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 return;
             }
             o.skipping = false;
-            if (m != null) {
-                o.state.lastBatchPartition = m.partition();
-                o.state.lastBatchOffset = m.offset();
-            }
+            o.state.lastBatchPartition = m.partition();
+            o.state.lastBatchOffset = m.offset();
             SwitchBatch b = read(record.key(), bytes);
             StageCounters.AGGREGATE.switchesIn.add(b.count());
-            store.put(redoKey(session, o.state.batches++), InputRecordReader.reference(context));
+            store.put(redoKey(session, o.state.batches++), InputRecordReader.reference(m.partition(), m.offset()));
             o.state.redoBytes += bytes.length;
             o.state.host = b.host();
             o.statistics.accept(b);
