@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,6 +32,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * seen to leave it. Decode, offset ahead (a transaction whose input offsets committed while its
  * state and outputs were aborted): the stage finds the buffers it skipped in the input topic.
  * Aggregate, offset behind (its state committed ahead of its input offset): the batches sent again
- * are skipped, not counted twice. Either way the session ends complete, every row equal to the
+ * are skipped, not counted twice; aggregate, offset ahead: the batches it skipped are found in the topic,
+ * when a later batch shows the gap, or, when nothing comes after it, once the session has been quiet
+ * a while (with its end record, skipped too). Either way the session ends complete, every row equal to the
  * offline statistics.
  */
 @ExtendWith(KafkaBroker.class)
@@ -65,6 +69,57 @@ class DecodeGapIT {
             assertTrue(committed >= 4, "the aggregate committed " + committed + " records");
             admin.alterConsumerGroupOffsets(group, Map.of(batches, new OffsetAndMetadata(committed / 2))).all().get();
         });
+    }
+
+    @Test
+    void batchesTheAggregateOffsetSkippedAreFoundInTheTopicWhenALaterOneComes(KafkaBroker.Bootstrap kafka) throws Exception {
+        run(kafka, (admin, prefix, appId, taken) -> {
+            decodeAlone(kafka, admin, prefix, appId);
+            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
+            long committed = committed(admin, appId, batches);
+            long end = latest(admin, batches);
+            assertTrue(end - committed >= 20, "the decode stage sent " + (end - committed) + " records more");
+            // half of what the aggregate has not taken is skipped: the batch after the gap shows it
+            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.AGGREGATE,
+                    Map.of(batches, new OffsetAndMetadata(committed + (end - committed) / 2))).all().get();
+        });
+    }
+
+    @Test
+    void theLastBatchesAndTheEndRecordTheAggregateOffsetSkippedAreFoundWhenNothingComesAfter(KafkaBroker.Bootstrap kafka)
+            throws Exception {
+        run(kafka, (admin, prefix, appId, taken) -> {
+            decodeAlone(kafka, admin, prefix, appId);
+            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
+            TopicPartition sessions = new TopicPartition(prefix + SwapstreamConfig.SESSIONS, 0);
+            // every batch after the first run's and the end record skipped: nothing comes to show the gap
+            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.AGGREGATE, Map.of(
+                    batches, new OffsetAndMetadata(latest(admin, batches)),
+                    sessions, new OffsetAndMetadata(latest(admin, sessions)))).all().get();
+        });
+    }
+
+    /** The decode stage alone, until it has taken the whole session and its end. */
+    void decodeAlone(KafkaBroker.Bootstrap kafka, Admin admin, String prefix, String appId) throws Exception {
+        Properties d = StageConfig.streams(StageConfig.DECODE, kafka.servers(), appId, dir.resolve("state").resolve("decode"), prefix,
+                (short) 1, OVERRIDES);
+        TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
+        KafkaStreams decode = new KafkaStreams(Pipeline.decodeTopology(d), d);
+        try {
+            decode.start();
+            AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.DECODE, raw, latest(admin, raw));
+        } finally {
+            decode.close(org.apache.kafka.streams.CloseOptions.timeout(java.time.Duration.ofSeconds(30))
+                    .withGroupMembershipOperation(org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+        }
+    }
+
+    static long committed(Admin admin, String appId, TopicPartition tp) throws Exception {
+        return admin.listConsumerGroupOffsets(appId + "-" + StageConfig.AGGREGATE).partitionsToOffsetAndMetadata().get().get(tp).offset();
+    }
+
+    static long latest(Admin admin, TopicPartition tp) throws Exception {
+        return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get().get(tp).offset();
     }
 
     /** What happens between the two runs; {@code taken}: the buffers the first run took. */
@@ -108,10 +163,10 @@ class DecodeGapIT {
             try (Pipeline p = start(kafka, appId, prefix)) {
                 AggregateRestartIT.awaitCommitted(admin, decodeGroup, raw, taken);
                 // and the aggregate has taken what the decode stage sent of it
-                TopicPartition batchTopic = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
-                long sent = admin.listOffsets(Map.of(batchTopic, org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get()
-                        .get(batchTopic).offset();
-                AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, batchTopic, sent);
+                for (String topic : List.of(SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.SESSIONS)) {
+                    TopicPartition tp = new TopicPartition(prefix + topic, 0);
+                    AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, tp, latest(admin, tp));
+                }
             }
             for (int i = taken; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
             RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
@@ -144,9 +199,12 @@ class DecodeGapIT {
     }
 
     Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix) throws Exception {
-        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200,
-                Map.of("commit.interval.ms", "100"));
+        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200, OVERRIDES);
     }
+
+    /** Small batches (some 60 in the session), and a short wait before the aggregate looks for what a quiet session lacks. */
+    static final Map<String, String> OVERRIDES = Map.of("commit.interval.ms", "100", SwapstreamConfig.DECODE_BATCH_ROWS, "500",
+            SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS, "1000");
 
     static void send(KafkaProducer<String, byte[]> producer, String topic, String session, Path f, long index, long offset,
                      byte[] bytes) throws Exception {

@@ -35,6 +35,13 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_KEEP_WINDOWS = 10;
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
+    /**
+     * Aggregate: how long a session that is not finished waits, without a record, before the stage
+     * looks for its missing batches and end record in its input topics (default 30 s, then twice as
+     * long each time, up to 16 times).
+     */
+    public static final String AGGREGATE_MISSING_AFTER_MS = "swapstream.aggregate.missing.after.ms";
+    public static final long DEFAULT_MISSING_AFTER_MS = 30_000L;
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;
@@ -71,6 +78,12 @@ public final class SwapstreamConfig {
     public static final String HEADER_INGEST_DEAD_LETTERS = "ingest-dead-letters";
     public static final String HEADER_INGEST_ERROR = "ingest-error";
     public static final String HEADER_ERROR = "error";
+    /**
+     * On a switch batch: its number within its session, from 0, as the decode stage sent it. The
+     * aggregate takes each number once, and finds the ones its committed input offset passed without
+     * its committed state taking them in the topic.
+     */
+    public static final String HEADER_BATCH_SEQUENCE = "batch-sequence";
     public static final String HEADER_STAGE = "stage";
 
     /** The full name of a topic under the configured prefix. */

@@ -22,6 +22,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.ArrayList;
@@ -33,11 +34,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -75,9 +79,20 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, Open> open = new HashMap<>();
 
-    AggregateProcessor(String batchTopic, long windowNanos, long emitIntervalMs,
-                       org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches, int flushBatches, int keepWindows) {
+    private final String sessionTopic;
+    private final org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions;
+    private final long missingAfterMs;
+    /** Sessions this task holds unfinished. */
+    private final Map<String, Watch> watched = new HashMap<>();
+
+    AggregateProcessor(String batchTopic, String sessionTopic, long windowNanos, long emitIntervalMs,
+                       org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
+                       org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions, int flushBatches, int keepWindows,
+                       long missingAfterMs) {
         this.batchTopic = batchTopic;
+        this.sessionTopic = sessionTopic;
+        this.sessions = sessions;
+        this.missingAfterMs = missingAfterMs;
         this.flushBatches = flushBatches;
         this.keepWindows = keepWindows;
         this.windowNanos = windowNanos;
@@ -342,7 +357,19 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
+        watched.clear();
+        // sessions this task's state holds unfinished: after a restart, nothing of one may come again
+        List<String> unfinished = new ArrayList<>();
+        try (KeyValueIterator<String, TraceSession> it = sessionRecords.all()) {
+            while (it.hasNext()) {
+                String session = it.next().key;
+                byte[] state = store.get(session);
+                if (state != null && !AggregateSession.decode(state).done) unfinished.add(session);
+            }
+        }
+        unfinished.forEach(this::watch);
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
+        context.schedule(Duration.ofMillis(Math.max(100, missingAfterMs / 4)), PunctuationType.WALL_CLOCK_TIME, this::lookForMissing);
     }
 
     @Override
@@ -364,42 +391,198 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             }
             return;
         }
+        watch(session).heard(context.currentSystemTimeMs(), missingAfterMs);
+        RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
         if (v instanceof byte[] bytes) {
-            org.apache.kafka.streams.processor.api.RecordMetadata m = context.recordMetadata()
-                    .orElseThrow(() -> new IllegalStateException("no record is being processed"));
-            if (o.state.takenBefore(m.partition(), m.offset())) {
+            long seq = sequence(record.headers());
+            if (seq > o.state.nextSequence && o.state.nextSequence >= 0) lookForBatches(o, m.partition(), m.offset(), null);
+            boolean before = seq >= 0 ? seq < o.state.nextSequence : o.state.takenBefore(m.partition(), m.offset());
+            if (before) {
                 if (!o.skipping) {
-                    LOG.warn("session {}: the batch at {}-{} was taken before (the committed state is ahead of the committed input"
-                            + " offset, up to {}): taken before, skipped", session, m.topic(), m.partition(), o.state.lastBatchOffset);
+                    LOG.warn("session {}: the batch at {}-{} offset {} (number {}) was taken before (the committed state is ahead of"
+                            + " the committed input offset, or its batches were found in the topic): skipped", session, m.topic(),
+                            m.partition(), m.offset(), seq);
                 }
                 o.skipping = true;
                 StageCounters.AGGREGATE.duplicateBatches.increment();
                 return;
             }
             o.skipping = false;
-            o.state.lastBatchPartition = m.partition();
-            o.state.lastBatchOffset = m.offset();
-            SwitchBatch b = read(record.key(), bytes);
-            StageCounters.AGGREGATE.switchesIn.add(b.count());
-            store.put(redoKey(session, o.state.batches++), InputRecordReader.reference(m.partition(), m.offset()));
-            o.state.redoBytes += bytes.length;
-            o.state.host = b.host();
-            o.statistics.accept(b);
-            o.state.switches += b.count();
-        } else if (v instanceof TraceSession t && t.getEndReason() == null) {
-            sessionRecords.put(session, t);
-            return;
+            if (seq > o.state.nextSequence && o.state.nextSequence >= 0) {
+                LOG.error("session {}: batches {} to {} are in neither the committed state nor {}-{}: its statistics will miss them",
+                        session, o.state.nextSequence, seq - 1, m.topic(), m.partition());
+            }
+            take(o, m.partition(), m.offset(), record.key(), bytes, seq);
         } else if (v instanceof TraceSession t) {
-            sessionRecords.put(session, t);
-            o.state.expectedSwitches = t.getSwitchCount() == null ? 0 : t.getSwitchCount();
-            o.state.expectedThreads = t.getThreadRecords();
-            o.state.endReason = t.getEndReason();
-            if (o.state.host == null) o.state.host = t.getHost();
+            if (m.offset() <= o.state.lastSessionRecordOffset) return; // found in the topic before it came
+            take(o, t, m.offset());
         } else {
             return;
         }
         o.save();
         if (o.state.allArrived()) finish(o);
+    }
+
+    /** Takes the batch at {@code offset} of the switch-batches topic, numbered {@code seq} (-1: not numbered). */
+    private void take(Open o, int partition, long offset, String key, byte[] bytes, long seq) {
+        o.state.lastBatchPartition = partition;
+        o.state.lastBatchOffset = offset;
+        if (seq >= 0) o.state.nextSequence = seq + 1;
+        SwitchBatch b = read(key, bytes);
+        StageCounters.AGGREGATE.switchesIn.add(b.count());
+        store.put(redoKey(o.session, o.state.batches++), InputRecordReader.reference(partition, offset));
+        o.state.redoBytes += bytes.length;
+        o.state.host = b.host();
+        o.statistics.accept(b);
+        o.state.switches += b.count();
+    }
+
+    /** Takes a session record, at {@code offset} of the sessions topic: the session's start, or its end with what was sent. */
+    private void take(Open o, TraceSession t, long offset) {
+        o.state.lastSessionRecordOffset = offset;
+        sessionRecords.put(o.session, t);
+        if (t.getEndReason() == null) return;
+        o.state.expectedSwitches = t.getSwitchCount() == null ? 0 : t.getSwitchCount();
+        o.state.expectedThreads = t.getThreadRecords();
+        o.state.endReason = t.getEndReason();
+        if (o.state.host == null) o.state.host = t.getHost();
+    }
+
+    private static long sequence(org.apache.kafka.common.header.Headers headers) {
+        org.apache.kafka.common.header.Header h = headers.lastHeader(SwapstreamConfig.HEADER_BATCH_SEQUENCE);
+        if (h == null) return -1;
+        try {
+            return Long.parseLong(new String(h.value(), StandardCharsets.UTF_8));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Looks in the switch-batches topic, from the last batch the session took up to {@code until}
+     * (not included), for its batches from the next number on, and takes them in order. After a
+     * broker's kill -9 a transaction was seen to commit the aggregate's input offsets while its state
+     * was aborted (BrokerCrashIT, a fresh-clone CI run): the consumer went on past batches the state
+     * never took. {@code w}: the look of an idle session, which reads each offset once.
+     */
+    private void lookForBatches(Open o, int partition, long until, Watch w) {
+        if (o.state.nextSequence < 0) return;
+        TopicPartition tp = new TopicPartition(batchTopic, partition);
+        long next = o.state.nextSequence;
+        long from = -1;
+        try {
+            if (o.state.lastBatchOffset >= 0 && o.state.lastBatchPartition == partition) from = o.state.lastBatchOffset + 1;
+            else if (w != null && w.batchesLookedTo > 0) from = w.batchesLookedTo;
+            else from = firstOffsetFrom(o, tp, until);
+            if (w != null) from = Math.max(from, w.batchesLookedTo);
+            inputs.scan(tp, from, until, r -> {
+                String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+                if (!o.session.equals(SessionPartitioner.session(key)) || sequence(r.headers()) != o.state.nextSequence) return;
+                o.timestamp = r.timestamp();
+                take(o, partition, r.offset(), key, r.value() == null ? new byte[0] : r.value(), o.state.nextSequence);
+                o.save();
+            });
+            if (w != null) w.batchesLookedTo = until;
+        } catch (KafkaException | IllegalStateException e) {
+            LOG.warn("could not look for the missing batches of session {} in {} from offset {}: {}", o.session, tp, from, e.getMessage());
+        }
+        if (o.state.nextSequence > next) {
+            LOG.warn("session {}: {} batch(es) from number {} were in {} between offsets {} and {} but not in the committed state;"
+                    + " taken", o.session, o.state.nextSequence - next, next, tp, from, until);
+        }
+    }
+
+    /**
+     * Where to look for a session that has taken no batch yet: back from {@code until}, a widening
+     * range at a time, to one holding a batch of the session numbered at or below the next.
+     */
+    private long firstOffsetFrom(Open o, TopicPartition tp, long until) {
+        long begin = inputs.beginningOffset(tp);
+        long hi = until;
+        for (long step = 1024; hi > begin; step *= 2) {
+            long lo = Math.max(begin, hi - step);
+            boolean[] found = {false};
+            inputs.scan(tp, lo, hi, r -> {
+                String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+                long seq = sequence(r.headers());
+                if (o.session.equals(SessionPartitioner.session(key)) && seq >= 0 && seq <= o.state.nextSequence) found[0] = true;
+            });
+            if (found[0]) return lo;
+            hi = lo;
+        }
+        return begin;
+    }
+
+    /** A session that is not finished, as this task last heard of it: when to look for what it lacks. */
+    private static final class Watch {
+        long heardMs;
+        long waitMs;
+        long batchesLookedTo;
+        long sessionsLookedTo;
+
+        void heard(long now, long wait) {
+            heardMs = now;
+            waitMs = wait;
+        }
+    }
+
+    private Watch watch(String session) {
+        return watched.computeIfAbsent(session, s -> {
+            Watch w = new Watch();
+            w.heard(context.currentSystemTimeMs(), missingAfterMs);
+            return w;
+        });
+    }
+
+    /**
+     * Every session not finished that has had no record for a while: its batches after the last one
+     * taken, and its session records after the last one taken, looked for up to the end of the
+     * topics (the gap case of {@link #lookForBatches}, when nothing of the session comes after the
+     * gap to show it). A live session that is only quiet is read again after twice as long.
+     */
+    private void lookForMissing(long now) {
+        int partition = context.taskId().partition();
+        for (String session : new ArrayList<>(watched.keySet())) {
+            Watch w = watched.get(session);
+            if (now - w.heardMs < w.waitMs) continue;
+            w.heardMs = now;
+            w.waitMs = Math.min(w.waitMs * 2, missingAfterMs * 16);
+            Open o = open(session);
+            if (o.state.done) {
+                watched.remove(session);
+                continue;
+            }
+            o.timestamp = now;
+            try {
+                TopicPartition sessionTp = new TopicPartition(sessionTopic, partition);
+                long until = inputs.endOffset(sessionTp);
+                long from = Math.max(o.state.lastSessionRecordOffset + 1, w.sessionsLookedTo);
+                if (o.state.lastSessionRecordOffset >= 0) {
+                    inputs.scan(sessionTp, from, until, r -> {
+                        String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+                        if (!session.equals(SessionPartitioner.session(key)) || r.offset() <= o.state.lastSessionRecordOffset) return;
+                        TraceSession t = sessions.deserialize(sessionTp.topic(), r.value());
+                        if (t.getEndReason() != null) {
+                            LOG.warn("session {}: its end record, at {} offset {}, was not in the committed state; taken", session,
+                                    sessionTp, r.offset());
+                        }
+                        take(o, t, r.offset());
+                    });
+                    w.sessionsLookedTo = until;
+                }
+                AggregateSession st = o.state;
+                boolean lacking = st.expectedSwitches < 0 || st.switches < st.expectedSwitches || st.threads < st.expectedThreads;
+                // a session that has taken no batch is looked for back from the end once it says it sent some
+                if (lacking && (st.lastBatchOffset >= 0 || st.expectedSwitches > 0)) {
+                    lookForBatches(o, partition, inputs.endOffset(new TopicPartition(batchTopic, partition)), w);
+                }
+            } catch (KafkaException | IllegalStateException e) {
+                LOG.warn("could not look for what session {} lacks in its input topics: {}", session, e.getMessage());
+                continue;
+            }
+            o.save();
+            if (o.state.allArrived()) finish(o);
+        }
     }
 
     private SwitchBatch read(String key, byte[] bytes) {
@@ -497,6 +680,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         o.state.statistics = new byte[0];
         store.put(o.session, o.state.encode());
         open.remove(o.session);
+        watched.remove(o.session);
         StageCounters.AGGREGATE.sessionsEnded.increment();
         // the final rows reach read_committed readers now, not up to a commit interval later
         context.commit();

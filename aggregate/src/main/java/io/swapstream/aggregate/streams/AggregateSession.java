@@ -13,7 +13,8 @@ import java.io.UncheckedIOException;
  * sent, how the session ended, and the statistics' carried state (open window, PMC baselines).
  */
 final class AggregateSession {
-    static final int VERSION = 2;
+    /** 3 adds the batch sequence and the session record's offset; 2 the last batch's offset. */
+    static final int VERSION = 3;
 
     String host;
     long switches;
@@ -33,6 +34,14 @@ final class AggregateSession {
     /** Where the last batch taken sat in the switch-batches topic (-1: none, or state written before version 2). */
     int lastBatchPartition = -1;
     long lastBatchOffset = -1;
+    /**
+     * The decode stage's number of the next batch to take ({@code batch-sequence} header): one below
+     * it was taken, one above it means batches in between were skipped. -1: not known (state written
+     * before version 3), until a numbered batch comes.
+     */
+    long nextSequence;
+    /** The offset in the sessions topic of the last session record taken (-1: none). */
+    long lastSessionRecordOffset = -1;
 
     /**
      * A batch at or before the last one taken, in the same partition: its effect is in this state
@@ -66,6 +75,8 @@ final class AggregateSession {
             o.write(statistics);
             o.writeInt(lastBatchPartition);
             o.writeLong(lastBatchOffset);
+            o.writeLong(nextSequence);
+            o.writeLong(lastSessionRecordOffset);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -77,8 +88,8 @@ final class AggregateSession {
         if (b == null) return s;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
             int version = in.readUnsignedByte();
-            if (version != 1 && version != VERSION) {
-                throw new IllegalStateException("aggregate session state version " + version + " is not 1 or " + VERSION);
+            if (version < 1 || version > VERSION) {
+                throw new IllegalStateException("aggregate session state version " + version + " is not 1 to " + VERSION);
             }
             String host = in.readUTF();
             s.host = host.isEmpty() ? null : host;
@@ -98,6 +109,12 @@ final class AggregateSession {
             if (version >= 2) {
                 s.lastBatchPartition = in.readInt();
                 s.lastBatchOffset = in.readLong();
+            }
+            if (version >= 3) {
+                s.nextSequence = in.readLong();
+                s.lastSessionRecordOffset = in.readLong();
+            } else {
+                s.nextSequence = s.batches > 0 ? -1 : 0;
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -88,6 +88,9 @@ public final class AggregateTopology {
         }
         int keepWindows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_KEEP_WINDOWS,
                 SwapstreamConfig.DEFAULT_KEEP_WINDOWS);
+        long missingAfterMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS,
+                SwapstreamConfig.DEFAULT_MISSING_AFTER_MS);
+        if (missingAfterMs < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS + " must be at least 1");
         if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
                 serdes.serde(TraceSession.class, config)).withCachingEnabled());
@@ -104,8 +107,10 @@ public final class AggregateTopology {
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES), windowNanos, emitIntervalMs,
-                                SwitchBatchSerde.forConfig(config).deserializer(), flushBatches, keepWindows),
+                .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES),
+                                topic(config, SwapstreamConfig.SESSIONS), windowNanos, emitIntervalMs,
+                                SwitchBatchSerde.forConfig(config).deserializer(),
+                                serdes.serde(TraceSession.class, config).deserializer(), flushBatches, keepWindows, missingAfterMs),
                         Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
                         serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));

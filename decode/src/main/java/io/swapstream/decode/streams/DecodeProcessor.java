@@ -97,9 +97,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         private void batch(SwitchBatch b) {
             if (replaying) return;
             progress.switches += b.count();
-            progress.batches++;
+            RecordHeaders h = new RecordHeaders();
+            h.add(SwapstreamConfig.HEADER_BATCH_SEQUENCE, Long.toString(progress.batches++).getBytes(StandardCharsets.UTF_8));
             StageCounters.DECODE.switchesOut.add(b.count());
-            forward(session, b, timestamp);
+            context.forward(new Record<>(session, b, timestamp, h));
             // a new session's first switches reach the aggregate now, not up to a commit interval later
             if (progress.batches == 1) context.commit();
             if (rows) for (int i = 0; i < b.count(); i++) forward(session, AvroRecords.of(b.row(i)), timestamp);

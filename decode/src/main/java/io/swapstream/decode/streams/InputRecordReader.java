@@ -133,6 +133,18 @@ public final class InputRecordReader implements AutoCloseable {
         }
     }
 
+    /** The offset after the last committed record of {@code tp} (its last stable offset: a read_committed reader's end). */
+    public long endOffset(TopicPartition tp) {
+        open();
+        return consumer.endOffsets(List.of(tp), READ_TIMEOUT).get(tp);
+    }
+
+    /** The first offset {@code tp} still holds. */
+    public long beginningOffset(TopicPartition tp) {
+        open();
+        return consumer.beginningOffsets(List.of(tp), READ_TIMEOUT).get(tp);
+    }
+
     private void open() {
         if (consumer != null) return;
         Map<String, Object> c = new StreamsConfig(appConfigs).getRestoreConsumerConfigs(clientId);

@@ -65,7 +65,14 @@ class DecodeTopologyTest {
             raw.pipeInput(record(null, new byte[] {1}, 0, false));
 
             List<ContextSwitch> rows = new ArrayList<>();
-            for (SwitchBatch b : batches(driver)) rows.addAll(b.rows());
+            List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
+                    new SwitchBatchSerde()).readRecordsToList();
+            for (int i = 0; i < batches.size(); i++) {
+                rows.addAll(batches.get(i).value().rows());
+                // numbered from 0 in the order sent, the resent buffer and the file sent again adding none
+                assertEquals(String.valueOf(i), header(batches.get(i), SwapstreamConfig.HEADER_BATCH_SEQUENCE));
+            }
+            assertTrue(batches.size() > 1);
             assertEquals(expected, rows);
             for (int i = 1; i < rows.size(); i++) assertTrue(rows.get(i - 1).timestamp() <= rows.get(i).timestamp());
             TestOutputTopic<String, io.swapstream.schemas.avro.ContextSwitch> switches = driver.createOutputTopic(
@@ -242,7 +249,7 @@ class DecodeTopologyTest {
         return new TestRecord<>(key, value, h);
     }
 
-    static String header(TestRecord<String, byte[]> r, String name) {
+    static String header(TestRecord<String, ?> r, String name) {
         return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 }
