@@ -75,11 +75,11 @@ class BrokerCrashIT {
                 List<String> log = Files.readAllLines(dir.resolve(stage));
                 replaced += log.stream().filter(l -> l.contains("a new stream thread goes on")).count();
                 log.stream().filter(l -> l.contains("a transaction that could never end")).forEach(hanging::add);
-                log.stream().filter(l -> l.contains("taken again") || l.contains("taken before")).forEach(retaken::add);
+                log.stream().filter(l -> l.contains("not in the committed state") || l.contains("taken before")).forEach(retaken::add);
             }
             System.out.printf("BrokerCrashIT: the watcher aborted %d transaction(s) and replaced its fenced producer %d time(s),"
-                    + " the stages replaced %d stream thread(s), aborted %d hanging transaction(s) and took %d gap(s) of buffers"
-                    + " again from the input topic or skipped batches taken before, and went on%n", aborted, fenced, replaced, hanging.size(), retaken.size());
+                    + " the stages replaced %d stream thread(s), aborted %d hanging transaction(s) and took %d gap(s) of"
+                    + " buffers, batches or end records from the input topics or skipped batches taken before, and went on%n", aborted, fenced, replaced, hanging.size(), retaken.size());
             hanging.forEach(l -> System.out.println("BrokerCrashIT: " + l));
             retaken.forEach(l -> System.out.println("BrokerCrashIT: " + l));
         } finally {

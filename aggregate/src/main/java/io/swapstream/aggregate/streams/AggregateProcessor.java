@@ -82,6 +82,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private final String sessionTopic;
     private final org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions;
     private final long missingAfterMs;
+    /** The offset after the last batch this task has read in order, of any session (0: none yet). */
+    private long batchPosition;
     /** Sessions this task holds unfinished. */
     private final Map<String, Watch> watched = new HashMap<>();
 
@@ -358,6 +360,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
         watched.clear();
+        batchPosition = 0;
         // sessions this task's state holds unfinished: after a restart, nothing of one may come again
         List<String> unfinished = new ArrayList<>();
         try (KeyValueIterator<String, TraceSession> it = sessionRecords.all()) {
@@ -381,22 +384,30 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     @Override
     public void process(Record<String, Object> record) {
         String session = SessionPartitioner.session(record.key());
+        Object v = record.value();
+        RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
+        if (v instanceof byte[]) batchPosition = Math.max(batchPosition, m.offset() + 1);
         Open o = open(session);
         o.timestamp = record.timestamp();
-        Object v = record.value();
         if (o.state.done) {
-            if (v instanceof byte[]) {
+            if (v instanceof byte[] && sequence(record.headers()) >= 0 && sequence(record.headers()) < o.state.nextSequence) {
+                StageCounters.AGGREGATE.duplicateBatches.increment(); // found in the topic before it came
+            } else if (v instanceof byte[]) {
                 o.state.lateBatches++;
                 store.put(session, o.state.encode());
             }
             return;
         }
         watch(session).heard(context.currentSystemTimeMs(), missingAfterMs);
-        RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
         if (v instanceof byte[] bytes) {
             long seq = sequence(record.headers());
-            if (seq > o.state.nextSequence && o.state.nextSequence >= 0) lookForBatches(o, m.partition(), m.offset(), null);
-            boolean before = seq >= 0 ? seq < o.state.nextSequence : o.state.takenBefore(m.partition(), m.offset());
+            if (seq > o.state.nextSequence && o.state.nextSequence >= 0) {
+                lookForBatches(o, m.partition(), m.offset(), null);
+                o.timestamp = record.timestamp();
+            }
+            // by number where both are known; else (batches from an older decode stage, or state) by offset
+            boolean before = seq >= 0 && o.state.nextSequence >= 0 ? seq < o.state.nextSequence
+                    : o.state.takenBefore(m.partition(), m.offset());
             if (before) {
                 if (!o.skipping) {
                     LOG.warn("session {}: the batch at {}-{} offset {} (number {}) was taken before (the committed state is ahead of"
@@ -405,6 +416,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 }
                 o.skipping = true;
                 StageCounters.AGGREGATE.duplicateBatches.increment();
+                if (o.state.allArrived()) finish(o); // the last of them found in the topic
                 return;
             }
             o.skipping = false;
@@ -535,10 +547,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     }
 
     /**
-     * Every session not finished that has had no record for a while: its batches after the last one
-     * taken, and its session records after the last one taken, looked for up to the end of the
-     * topics (the gap case of {@link #lookForBatches}, when nothing of the session comes after the
-     * gap to show it). A live session that is only quiet is read again after twice as long.
+     * Every session not finished that has had no record for a while: its session records after the
+     * last one taken are looked for in the sessions topic (a few records per session, cheap to read
+     * again while a live session is only quiet, twice as long apart each time), and, once its end
+     * record says what was sent and some of it is lacking, its batches after the last one taken, up
+     * to where this task has read the switch-batches topic (what lies after comes in order anyway).
+     * The gap case of {@link #lookForBatches}, when nothing of the session comes after the gap to show it.
      */
     private void lookForMissing(long now) {
         int partition = context.taskId().partition();
@@ -547,34 +561,41 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             if (now - w.heardMs < w.waitMs) continue;
             w.heardMs = now;
             w.waitMs = Math.min(w.waitMs * 2, missingAfterMs * 16);
-            Open o = open(session);
-            if (o.state.done) {
+            Open o = open.get(session);
+            AggregateSession st = o != null ? o.state : AggregateSession.decode(store.get(session));
+            if (st.done) {
                 watched.remove(session);
                 continue;
             }
-            o.timestamp = now;
             try {
                 TopicPartition sessionTp = new TopicPartition(sessionTopic, partition);
                 long until = inputs.endOffset(sessionTp);
-                long from = Math.max(o.state.lastSessionRecordOffset + 1, w.sessionsLookedTo);
-                if (o.state.lastSessionRecordOffset >= 0) {
-                    inputs.scan(sessionTp, from, until, r -> {
-                        String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
-                        if (!session.equals(SessionPartitioner.session(key)) || r.offset() <= o.state.lastSessionRecordOffset) return;
-                        TraceSession t = sessions.deserialize(sessionTp.topic(), r.value());
-                        if (t.getEndReason() != null) {
-                            LOG.warn("session {}: its end record, at {} offset {}, was not in the committed state; taken", session,
-                                    sessionTp, r.offset());
-                        }
-                        take(o, t, r.offset());
-                    });
-                    w.sessionsLookedTo = until;
-                }
-                AggregateSession st = o.state;
+                long from = st.lastSessionRecordOffset >= 0 ? st.lastSessionRecordOffset + 1
+                        : w.sessionsLookedTo > 0 ? w.sessionsLookedTo : inputs.beginningOffset(sessionTp);
+                List<KeyValue<Long, TraceSession>> found = new ArrayList<>();
+                inputs.scan(sessionTp, Math.max(from, w.sessionsLookedTo), until, r -> {
+                    String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+                    if (session.equals(SessionPartitioner.session(key))) {
+                        found.add(KeyValue.pair(r.offset(), sessions.deserialize(sessionTp.topic(), r.value())));
+                    }
+                });
+                w.sessionsLookedTo = until;
+                boolean ended = st.expectedSwitches >= 0 || found.stream().anyMatch(kv -> kv.value.getEndReason() != null);
                 boolean lacking = st.expectedSwitches < 0 || st.switches < st.expectedSwitches || st.threads < st.expectedThreads;
-                // a session that has taken no batch is looked for back from the end once it says it sent some
-                if (lacking && (st.lastBatchOffset >= 0 || st.expectedSwitches > 0)) {
-                    lookForBatches(o, partition, inputs.endOffset(new TopicPartition(batchTopic, partition)), w);
+                if (found.isEmpty() && !(ended && lacking)) continue;
+                if (o == null) o = open(session);
+                o.timestamp = now;
+                for (KeyValue<Long, TraceSession> kv : found) {
+                    if (kv.value.getEndReason() != null) {
+                        LOG.warn("session {}: its end record, at {} offset {}, was not in the committed state; taken", session,
+                                sessionTp, kv.key);
+                    }
+                    take(o, kv.value, kv.key);
+                }
+                st = o.state;
+                if (st.switches < st.expectedSwitches || st.threads < st.expectedThreads) {
+                    long end = batchPosition > 0 ? batchPosition : inputs.endOffset(new TopicPartition(batchTopic, partition));
+                    lookForBatches(o, partition, end, w);
                 }
             } catch (KafkaException | IllegalStateException e) {
                 LOG.warn("could not look for what session {} lacks in its input topics: {}", session, e.getMessage());
