@@ -61,6 +61,17 @@ class DecodeGapIT {
     }
 
     @Test
+    void theLastBuffersAndTheEndMarkerTheDecodeOffsetSkippedAreFoundBeforeTheSessionIdlesOut(KafkaBroker.Bootstrap kafka)
+            throws Exception {
+        // the session has been quiet for longer than this when the stages start again: it would end as incomplete
+        run(kafka, Map.of(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS, "3000"), (admin, prefix, appId, taken) -> {
+            TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
+            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.DECODE, Map.of(raw, new OffsetAndMetadata(latest(admin, raw))))
+                    .all().get();
+        });
+    }
+
+    @Test
     void batchesTheAggregateTookAreNotTakenTwiceWhenItsOffsetIsBehind(KafkaBroker.Bootstrap kafka) throws Exception {
         run(kafka, (admin, prefix, appId, taken) -> {
             String group = appId + "-" + StageConfig.AGGREGATE;
@@ -129,6 +140,11 @@ class DecodeGapIT {
 
     /** A third of a session through both stages; {@code between} while they are stopped; the rest, the end, and every row checked. */
     void run(KafkaBroker.Bootstrap kafka, Between between) throws Exception {
+        run(kafka, Map.of(), between);
+    }
+
+    /** {@code secondRun}: settings for the stages' second run, over the rest. */
+    void run(KafkaBroker.Bootstrap kafka, Map<String, String> secondRun, Between between) throws Exception {
         String prefix = "gap" + UUID.randomUUID().toString().substring(0, 6) + ".";
         String appId = "gap-" + prefix;
         Path f = dir.resolve("t.etl");
@@ -173,7 +189,7 @@ class DecodeGapIT {
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
             between.apply(admin, prefix, appId, taken);
-            try (Pipeline p = start(kafka, appId, prefix)) {
+            try (Pipeline p = start(kafka, appId, prefix, secondRun)) {
                 TraceSession[] ended = new TraceSession[1];
                 PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.SESSIONS, rs -> {
                     for (ConsumerRecord<String, byte[]> r : rs) {
@@ -199,7 +215,13 @@ class DecodeGapIT {
     }
 
     Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix) throws Exception {
-        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200, OVERRIDES);
+        return start(kafka, appId, prefix, Map.of());
+    }
+
+    Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix, Map<String, String> more) throws Exception {
+        Map<String, String> settings = new HashMap<>(OVERRIDES);
+        settings.putAll(more);
+        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200, settings);
     }
 
     /** Small batches (some 60 in the session), and a short wait before the aggregate looks for what a quiet session lacks. */

@@ -82,8 +82,13 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private final String sessionTopic;
     private final org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions;
     private final long missingAfterMs;
-    /** The offset after the last batch this task has read in order, of any session (0: none yet). */
-    private long batchPosition;
+    /**
+     * The first offsets of its input topics this task has read since it was assigned (-1: none yet).
+     * A committed offset that passed records the state never took can only have been the one it
+     * started at: from here on, records come in order, and a look ends here.
+     */
+    private long firstBatchOffset = -1;
+    private long firstSessionOffset = -1;
     /** Sessions this task holds unfinished. */
     private final Map<String, Watch> watched = new HashMap<>();
 
@@ -360,7 +365,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
         watched.clear();
-        batchPosition = 0;
+        firstBatchOffset = -1;
+        firstSessionOffset = -1;
         // sessions this task's state holds unfinished: after a restart, nothing of one may come again
         List<String> unfinished = new ArrayList<>();
         try (KeyValueIterator<String, TraceSession> it = sessionRecords.all()) {
@@ -386,7 +392,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         String session = SessionPartitioner.session(record.key());
         Object v = record.value();
         RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
-        if (v instanceof byte[]) batchPosition = Math.max(batchPosition, m.offset() + 1);
+        if (v instanceof byte[] && firstBatchOffset < 0) firstBatchOffset = m.offset();
+        if (v instanceof TraceSession && firstSessionOffset < 0) firstSessionOffset = m.offset();
         Open o = open(session);
         o.timestamp = record.timestamp();
         if (o.state.done) {
@@ -460,6 +467,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         if (o.state.host == null) o.state.host = t.getHost();
     }
 
+    private static String keyOf(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r) {
+        return r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+    }
+
     private static long sequence(org.apache.kafka.common.header.Headers headers) {
         org.apache.kafka.common.header.Header h = headers.lastHeader(SwapstreamConfig.HEADER_BATCH_SEQUENCE);
         if (h == null) return -1;
@@ -488,7 +499,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             else from = firstOffsetFrom(o, tp, until);
             if (w != null) from = Math.max(from, w.batchesLookedTo);
             inputs.scan(tp, from, until, r -> {
-                String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+                String key = keyOf(r);
                 if (!o.session.equals(SessionPartitioner.session(key)) || sequence(r.headers()) != o.state.nextSequence) return;
                 o.timestamp = r.timestamp();
                 take(o, partition, r.offset(), key, r.value() == null ? new byte[0] : r.value(), o.state.nextSequence);
@@ -515,9 +526,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             long lo = Math.max(begin, hi - step);
             boolean[] found = {false};
             inputs.scan(tp, lo, hi, r -> {
-                String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
                 long seq = sequence(r.headers());
-                if (o.session.equals(SessionPartitioner.session(key)) && seq >= 0 && seq <= o.state.nextSequence) found[0] = true;
+                if (o.session.equals(SessionPartitioner.session(keyOf(r))) && seq >= 0 && seq <= o.state.nextSequence) found[0] = true;
             });
             if (found[0]) return lo;
             hi = lo;
@@ -569,13 +579,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             }
             try {
                 TopicPartition sessionTp = new TopicPartition(sessionTopic, partition);
-                long until = inputs.endOffset(sessionTp);
+                long until = firstSessionOffset >= 0 ? firstSessionOffset : inputs.endOffset(sessionTp);
                 long from = st.lastSessionRecordOffset >= 0 ? st.lastSessionRecordOffset + 1
                         : w.sessionsLookedTo > 0 ? w.sessionsLookedTo : inputs.beginningOffset(sessionTp);
                 List<KeyValue<Long, TraceSession>> found = new ArrayList<>();
                 inputs.scan(sessionTp, Math.max(from, w.sessionsLookedTo), until, r -> {
-                    String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
-                    if (session.equals(SessionPartitioner.session(key))) {
+                    if (session.equals(SessionPartitioner.session(keyOf(r)))) {
                         found.add(KeyValue.pair(r.offset(), sessions.deserialize(sessionTp.topic(), r.value())));
                     }
                 });
@@ -594,7 +603,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 }
                 st = o.state;
                 if (st.switches < st.expectedSwitches || st.threads < st.expectedThreads) {
-                    long end = batchPosition > 0 ? batchPosition : inputs.endOffset(new TopicPartition(batchTopic, partition));
+                    long end = firstBatchOffset >= 0 ? firstBatchOffset : inputs.endOffset(new TopicPartition(batchTopic, partition));
                     lookForBatches(o, partition, end, w);
                 }
             } catch (KafkaException | IllegalStateException e) {

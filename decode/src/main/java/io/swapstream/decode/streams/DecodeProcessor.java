@@ -67,6 +67,12 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
     private final Map<String, Live> live = new HashMap<>();
+    /**
+     * The first input offset this task has read since it was assigned (-1: none yet). A committed
+     * offset that passed records the state never took can only have been the one it started at:
+     * from here on, records come in order.
+     */
+    private long firstOffset = -1;
 
     DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers) {
         this.rawTopic = rawTopic;
@@ -119,6 +125,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         this.state = context.getStateStore(DecodeTopology.PROGRESS_STORE);
         this.inputs = InputRecordReader.of(context, "decode-redo");
         live.clear();
+        firstOffset = -1;
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
     }
@@ -132,6 +139,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     @Override
     public void process(Record<String, byte[]> record) {
         StageCounters.DECODE.recordsIn.increment();
+        if (firstOffset < 0) context.recordMetadata().ifPresent(m -> firstOffset = m.offset());
         String session = record.key();
         Headers headers = record.headers();
         if (session == null || session.isEmpty() || session.indexOf(PART) >= 0) {
@@ -210,12 +218,25 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private boolean lookForGap(String session, DecodeProgress p) {
         RecordMetadata m = context.recordMetadata().orElse(null);
         if (m == null || p.lastInput < 0 || m.partition() != p.lastInputPartition || m.offset() <= p.lastInput + 1) return false;
+        if (!lookForGap(session, p, new TopicPartition(m.topic(), m.partition()), m.offset(), null)) return false;
+        p.lastInput = m.offset();
+        return true;
+    }
+
+    /**
+     * Looks between the last buffer taken in order and {@code until}; {@code end}, when given, gets
+     * the session's end marker's headers if it is there. False when the topic could not be read.
+     */
+    private boolean lookForGap(String session, DecodeProgress p, TopicPartition tp, long until, Headers[] end) {
         long from = p.lastInput + 1;
         long[] found = {0};
         try {
-            inputs.scan(new TopicPartition(m.topic(), m.partition()), from, m.offset(), r -> {
+            inputs.scan(tp, from, until, r -> {
                 if (r.key() == null || !session.equals(new String(r.key(), StandardCharsets.UTF_8))) return;
-                if (r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) return;
+                if (r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
+                    if (end != null) end[0] = r.headers();
+                    return;
+                }
                 long index = parseLong(header(r.headers(), SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
                 if (index >= p.next && state.get(earlyKey(session, index)) == null) {
                     state.put(earlyKey(session, index), r.value() == null ? new byte[0] : r.value());
@@ -224,16 +245,19 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             });
         } catch (KafkaException | IllegalStateException e) {
             // not readable now: the buffers stay missing unless they come, and the next gap looks again
-            LOG.warn("could not look for the missing buffers of session {} in {}-{} from offset {}: {}", session, m.topic(),
-                    m.partition(), from, e.getMessage());
+            LOG.warn("could not look for the missing buffers of session {} in {} from offset {}: {}", session, tp, from, e.getMessage());
             return false;
         }
         if (found[0] > 0) {
-            LOG.warn("session {}: {} buffer(s) from index {} were in {}-{} between offsets {} and {} but not in the committed"
-                    + " state; taken again", session, found[0], p.next, m.topic(), m.partition(), from, m.offset());
+            LOG.warn("session {}: {} buffer(s) from index {} were in {} between offsets {} and {} but not in the committed"
+                    + " state; taken again", session, found[0], p.next, tp, from, until);
+        }
+        if (end != null && end[0] != null) {
+            LOG.warn("session {}: its end marker was in {} between offsets {} and {} but not in the committed state; taken", session,
+                    tp, from, until);
         }
         // what lies before this record is known now: a later gap is looked for after it
-        p.lastInput = m.offset();
+        p.lastInput = until - 1;
         return true;
     }
 
@@ -424,7 +448,29 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         for (KeyValue<String, DecodeProgress> kv : idle) {
             Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key));
             l.timestamp = now;
-            end(l, null, "idle-timeout");
+            DecodeProgress p = l.progress;
+            // its last buffers and end marker may lie before where this task started, passed by a committed
+            // offset without the state taking them (the gap case of lookForGap, with nothing after to show it)
+            Headers[] endMarker = {null};
+            long next = p.next;
+            if (p.lastInput >= 0 && p.lastInputPartition == context.taskId().partition()) {
+                TopicPartition tp = new TopicPartition(rawTopic, p.lastInputPartition);
+                try {
+                    long until = firstOffset >= 0 ? firstOffset : inputs.endOffset(tp);
+                    if (until > p.lastInput + 1) lookForGap(kv.key, p, tp, until, endMarker);
+                } catch (KafkaException | IllegalStateException e) {
+                    LOG.warn("could not look for the end of session {} in {}: {}", kv.key, tp, e.getMessage());
+                }
+                drain(l);
+            }
+            if (endMarker[0] != null) {
+                end(l, endMarker[0], "end-marker");
+            } else if (p.next > next) {
+                p.lastBufferMs = now;
+                save(l);
+            } else {
+                end(l, null, "idle-timeout");
+            }
         }
     }
 
