@@ -34,6 +34,7 @@ final class StageMetrics implements AutoCloseable {
         counter("swapstream_stats_out", "ThreadStats rows emitted", counters.statsOut);
         counter("swapstream_windows_closed", "windows emitted final", counters.windowsClosed);
         counter("swapstream_duplicate_batches", "batches skipped: the session's committed state had taken them", counters.duplicateBatches);
+        counter("swapstream_batches_resent", "batches sent again when a session's state was restored", counters.batchesResent);
         counter("swapstream_sessions_ended", "sessions ended", counters.sessionsEnded);
         counter("swapstream_buffers_lost", "buffers of ended sessions that were not decoded", counters.buffersLost);
         counter("swapstream_events_lost", "events the loggers reported lost", counters.eventsLost);

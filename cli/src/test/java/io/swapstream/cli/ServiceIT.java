@@ -38,7 +38,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -221,10 +220,10 @@ class ServiceIT {
             page.get("http://" + a.http() + "/");
             JsonNode top = get(a, "/api/threads?top=25&by=waitP99Nanos").body();
             awaitPage(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).size() == top.size());
-            List<WebElement> rows = page.findElements(By.cssSelector("#threads tbody tr"));
+            List<String> keys = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).stream()
+                    .map(r -> r.getAttribute("data-key")).toList());
             for (int i = 0; i < top.size(); i++) {
-                assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(),
-                        rows.get(i).getAttribute("data-key"), "row " + i);
+                assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(), keys.get(i), "row " + i);
             }
             assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
             // ranked by ready time: the server's order, and the readying threads shown
@@ -232,17 +231,21 @@ class ServiceIT {
             JsonNode byReady = get(a, "/api/threads?top=25&by=readyP99Nanos").body();
             String firstByReady = byReady.get(0).path("session").asText() + "/" + byReady.get(0).path("threadId").asInt();
             awaitPage(page, p -> firstByReady.equals(p.findElements(By.cssSelector("#threads tbody tr")).get(0).getAttribute("data-key")));
-            String readiers = page.findElements(By.cssSelector("#threads tbody tr")).get(0).findElements(By.tagName("td")).get(12).getText();
+            String readiers = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).get(0)
+                    .findElements(By.tagName("td")).get(12).getText());
             assertEquals(byReady.get(0).path("topReadiers").properties().stream()
                     .sorted((x, y) -> x.getValue().asLong() != y.getValue().asLong() ? Long.compare(y.getValue().asLong(), x.getValue().asLong())
                             : Integer.compare(Integer.parseInt(x.getKey()), Integer.parseInt(y.getKey())))
                     .map(e -> e.getKey() + " (" + e.getValue().asLong() + ")")
                     .collect(java.util.stream.Collectors.joining(" ")), readiers, "most readied first");
-            assertTrue(page.findElements(By.cssSelector("#threads tbody tr")).stream()
-                    .anyMatch(r -> !r.findElements(By.tagName("td")).get(12).getText().isEmpty()), "the page names who woke threads");
-            rows = page.findElements(By.cssSelector("#threads tbody tr"));
+            boolean named = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).stream()
+                    .anyMatch(r -> !r.findElements(By.tagName("td")).get(12).getText().isEmpty()));
+            assertTrue(named, "the page names who woke threads");
             // a click shows that thread's windows
-            rows.get(0).click();
+            settled(page, p -> {
+                p.findElements(By.cssSelector("#threads tbody tr")).get(0).click();
+                return true;
+            });
             awaitPage(page, p -> !p.findElements(By.cssSelector("#windows rect.window")).isEmpty());
             // a fourth host's session arrives: the page shows it without a reload
             publish(trace("app01", 5_000), "app01").join();
@@ -250,6 +253,18 @@ class ServiceIT {
             awaitFinal(a, 4);
         } finally {
             page.quit();
+        }
+    }
+
+    /** What {@code read} finds on the page, read again when the page redrew its table while it read (it refreshes itself). */
+    static <T> T settled(WebDriver page, java.util.function.Function<WebDriver, T> read) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return read.apply(page);
+            } catch (org.openqa.selenium.StaleElementReferenceException e) {
+                if (attempt == 20) throw e;
+                Thread.sleep(100);
+            }
         }
     }
 

@@ -24,6 +24,8 @@ public final class StageCounters {
     public final LongAdder windowsClosed = new LongAdder();
     /** Aggregate: batches skipped because the session's committed state had taken them already. */
     public final LongAdder duplicateBatches = new LongAdder();
+    /** Decode: batches sent again when a session's state was restored (the ones since its last checkpoint). */
+    public final LongAdder batchesResent = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
     public final AtomicLong sessionsOpen = new AtomicLong();
@@ -53,6 +55,7 @@ public final class StageCounters {
         m.put("statsOut", statsOut.sum());
         m.put("windowsClosed", windowsClosed.sum());
         m.put("duplicateBatches", duplicateBatches.sum());
+        m.put("batchesResent", batchesResent.sum());
         m.put("deadLetters", deadLetters.sum());
         m.put("sessionsEnded", sessionsEnded.sum());
         m.put("sessionsOpen", sessionsOpen.get());

@@ -417,9 +417,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                     : o.state.takenBefore(m.partition(), m.offset());
             if (before) {
                 if (!o.skipping) {
-                    LOG.warn("session {}: the batch at {}-{} offset {} (number {}) was taken before (the committed state is ahead of"
-                            + " the committed input offset, or its batches were found in the topic): skipped", session, m.topic(),
-                            m.partition(), m.offset(), seq);
+                    LOG.warn("session {}: batch {} at {}-{} offset {} was taken before (sent again by a restored decode stage,"
+                            + " read again behind the committed state, or found in the topic first): skipped, and any after it"
+                            + " that were", session, seq, m.topic(), m.partition(), m.offset());
                 }
                 o.skipping = true;
                 StageCounters.AGGREGATE.duplicateBatches.increment();

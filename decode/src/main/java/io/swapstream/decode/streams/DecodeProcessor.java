@@ -89,8 +89,12 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         final BufferDecoder buffer = new BufferDecoder();
         final SessionDecoder decoder;
         long timestamp;
-        /** Decoding buffers whose output went out before: nothing is emitted or counted. */
+        /**
+         * Decoding buffers whose output went out before: nothing is counted, and only the batches
+         * are sent again, numbered from {@link #resent}.
+         */
         boolean replaying;
+        long resent;
 
         Live(String session, DecodeProgress p, byte[] checkpoint) {
             this.session = session;
@@ -101,9 +105,17 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
 
         private void batch(SwitchBatch b) {
-            if (replaying) return;
-            progress.switches += b.count();
             RecordHeaders h = new RecordHeaders();
+            if (replaying) {
+                // sent again, numbered as the first time (a reader takes each number once): after a broker's kill -9 a
+                // transaction was seen committed on this stage's changelog and aborted on switch-batches, so the state
+                // counted batches no reader ever got (BrokerCrashIT loop, run 1143)
+                h.add(SwapstreamConfig.HEADER_BATCH_SEQUENCE, Long.toString(resent++).getBytes(StandardCharsets.UTF_8));
+                StageCounters.DECODE.batchesResent.increment();
+                context.forward(new Record<>(session, b, timestamp, h));
+                return;
+            }
+            progress.switches += b.count();
             h.add(SwapstreamConfig.HEADER_BATCH_SEQUENCE, Long.toString(progress.batches++).getBytes(StandardCharsets.UTF_8));
             StageCounters.DECODE.switchesOut.add(b.count());
             context.forward(new Record<>(session, b, timestamp, h));
@@ -160,7 +172,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         p.lastBufferMs = context.currentSystemTimeMs();
         if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
-            Live l = live(session, p);
+            Live l = live(session, p, record.timestamp());
             l.timestamp = record.timestamp();
             if (lookForGap(session, p)) drain(l);
             end(l, headers, "end-marker");
@@ -180,13 +192,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                 state.put(session, p.encode());
                 return;
             }
-            Live l = live(session, p);
+            Live l = live(session, p, record.timestamp());
             l.timestamp = record.timestamp();
             drain(l);
             save(l);
             return;
         }
-        Live l = live(session, p);
+        Live l = live(session, p, record.timestamp());
         l.timestamp = record.timestamp();
         apply(l, bytes, headers, InputRecordReader.reference(context));
         context.recordMetadata().ifPresent(m -> {
@@ -265,12 +277,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      * The session in memory, or restored with progress {@code p} (what the store holds): its
      * checkpoint, then the buffers decoded since, again, without output.
      */
-    private Live live(String session, DecodeProgress p) {
+    private Live live(String session, DecodeProgress p, long timestamp) {
         Live l = live.get(session);
         if (l == null) {
             byte[] checkpoint = state.get(checkpointKey(session));
             l = new Live(session, p, checkpoint == null ? null : Checkpoint.decoder(checkpoint));
             l.replaying = true;
+            l.timestamp = timestamp;
+            l.resent = checkpoint == null ? 0 : Checkpoint.progress(checkpoint).batches;
             for (long i = p.checkpointNext; i < p.next; i++) {
                 byte[] entry = state.get(redoKey(session, i));
                 if (entry == null) {
@@ -446,7 +460,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         StageCounters.DECODE.sessionsOpen.set(open - idle.size());
         for (KeyValue<String, DecodeProgress> kv : idle) {
-            Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key));
+            Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key), now);
             l.timestamp = now;
             DecodeProgress p = l.progress;
             // its last buffers and end marker may lie before where this task started, passed by a committed
