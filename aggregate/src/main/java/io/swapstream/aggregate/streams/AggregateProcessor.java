@@ -7,6 +7,7 @@ import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.streams.AvroRecords;
+import io.swapstream.decode.streams.BatchSequence;
 import io.swapstream.decode.streams.InputRecordReader;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
@@ -397,8 +398,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         Open o = open(session);
         o.timestamp = record.timestamp();
         if (o.state.done) {
-            if (v instanceof byte[] && sequence(record.headers()) >= 0 && sequence(record.headers()) < o.state.nextSequence) {
-                StageCounters.AGGREGATE.duplicateBatches.increment(); // found in the topic before it came
+            long seq = v instanceof byte[] ? BatchSequence.of(record.headers()) : -1;
+            if (seq >= 0 && seq < o.state.nextSequence) {
+                StageCounters.AGGREGATE.duplicateBatches.increment(); // sent again, or found in the topic before it came
             } else if (v instanceof byte[]) {
                 o.state.lateBatches++;
                 store.put(session, o.state.encode());
@@ -407,15 +409,13 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         }
         watch(session).heard(context.currentSystemTimeMs(), missingAfterMs);
         if (v instanceof byte[] bytes) {
-            long seq = sequence(record.headers());
-            if (seq > o.state.nextSequence && o.state.nextSequence >= 0) {
+            long seq = BatchSequence.of(record.headers());
+            boolean known = seq >= 0 && o.state.nextSequence >= 0;
+            if (known && seq > o.state.nextSequence) {
                 lookForBatches(o, m.partition(), m.offset(), null);
                 o.timestamp = record.timestamp();
             }
-            // by number where both are known; else (batches from an older decode stage, or state) by offset
-            boolean before = seq >= 0 && o.state.nextSequence >= 0 ? seq < o.state.nextSequence
-                    : o.state.takenBefore(m.partition(), m.offset());
-            if (before) {
+            if (known && seq < o.state.nextSequence) {
                 if (!o.skipping) {
                     LOG.warn("session {}: batch {} at {}-{} offset {} was taken before (sent again by a restored decode stage,"
                             + " read again behind the committed state, or found in the topic first): skipped, and any after it"
@@ -423,11 +423,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 }
                 o.skipping = true;
                 StageCounters.AGGREGATE.duplicateBatches.increment();
-                if (o.state.allArrived()) finish(o); // the last of them found in the topic
                 return;
             }
             o.skipping = false;
-            if (seq > o.state.nextSequence && o.state.nextSequence >= 0) {
+            if (known && seq > o.state.nextSequence) {
                 LOG.error("session {}: batches {} to {} are in neither the committed state nor {}-{}: its statistics will miss them",
                         session, o.state.nextSequence, seq - 1, m.topic(), m.partition());
             }
@@ -471,16 +470,6 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         return r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
     }
 
-    private static long sequence(org.apache.kafka.common.header.Headers headers) {
-        org.apache.kafka.common.header.Header h = headers.lastHeader(SwapstreamConfig.HEADER_BATCH_SEQUENCE);
-        if (h == null) return -1;
-        try {
-            return Long.parseLong(new String(h.value(), StandardCharsets.UTF_8));
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
     /**
      * Looks in the switch-batches topic, from the last batch the session took up to {@code until}
      * (not included), for its batches from the next number on, and takes them in order. After a
@@ -500,7 +489,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             if (w != null) from = Math.max(from, w.batchesLookedTo);
             inputs.scan(tp, from, until, r -> {
                 String key = keyOf(r);
-                if (!o.session.equals(SessionPartitioner.session(key)) || sequence(r.headers()) != o.state.nextSequence) return;
+                if (!o.session.equals(SessionPartitioner.session(key)) || BatchSequence.of(r.headers()) != o.state.nextSequence) return;
                 o.timestamp = r.timestamp();
                 take(o, partition, r.offset(), key, r.value() == null ? new byte[0] : r.value(), o.state.nextSequence);
                 o.save();
@@ -526,7 +515,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             long lo = Math.max(begin, hi - step);
             boolean[] found = {false};
             inputs.scan(tp, lo, hi, r -> {
-                long seq = sequence(r.headers());
+                long seq = BatchSequence.of(r.headers());
                 if (o.session.equals(SessionPartitioner.session(keyOf(r))) && seq >= 0 && seq <= o.state.nextSequence) found[0] = true;
             });
             if (found[0]) return lo;
@@ -566,6 +555,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
      */
     private void lookForMissing(long now) {
         int partition = context.taskId().partition();
+        long sessionsUntil = -1;
+        long batchesUntil = -1;
         for (String session : new ArrayList<>(watched.keySet())) {
             Watch w = watched.get(session);
             if (now - w.heardMs < w.waitMs) continue;
@@ -579,7 +570,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             }
             try {
                 TopicPartition sessionTp = new TopicPartition(sessionTopic, partition);
-                long until = firstSessionOffset >= 0 ? firstSessionOffset : inputs.endOffset(sessionTp);
+                // where the look ends is the same for every session: asked of the broker once per round
+                if (sessionsUntil < 0) sessionsUntil = firstSessionOffset >= 0 ? firstSessionOffset : inputs.endOffset(sessionTp);
+                long until = sessionsUntil;
                 long from = st.lastSessionRecordOffset >= 0 ? st.lastSessionRecordOffset + 1
                         : w.sessionsLookedTo > 0 ? w.sessionsLookedTo : inputs.beginningOffset(sessionTp);
                 List<KeyValue<Long, TraceSession>> found = new ArrayList<>();
@@ -603,8 +596,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 }
                 st = o.state;
                 if (st.switches < st.expectedSwitches || st.threads < st.expectedThreads) {
-                    long end = firstBatchOffset >= 0 ? firstBatchOffset : inputs.endOffset(new TopicPartition(batchTopic, partition));
-                    lookForBatches(o, partition, end, w);
+                    if (batchesUntil < 0) {
+                        batchesUntil = firstBatchOffset >= 0 ? firstBatchOffset : inputs.endOffset(new TopicPartition(batchTopic, partition));
+                    }
+                    lookForBatches(o, partition, batchesUntil, w);
                 }
             } catch (KafkaException | IllegalStateException e) {
                 LOG.warn("could not look for what session {} lacks in its input topics: {}", session, e.getMessage());

@@ -31,7 +31,7 @@ final class AggregateSession {
     long redoBytes;
     /** SessionStatistics.writeState. */
     byte[] statistics = new byte[0];
-    /** Where the last batch taken sat in the switch-batches topic (-1: none, or state written before version 2). */
+    /** Where the last batch taken sat in the switch-batches topic (-1: none, or state written before version 2): where a look for skipped ones starts. */
     int lastBatchPartition = -1;
     long lastBatchOffset = -1;
     /**
@@ -42,15 +42,6 @@ final class AggregateSession {
     long nextSequence;
     /** The offset in the sessions topic of the last session record taken (-1: none). */
     long lastSessionRecordOffset = -1;
-
-    /**
-     * A batch at or before the last one taken, in the same partition: its effect is in this state
-     * already. A session's batches share one partition, so their offsets only grow; a committed state
-     * ahead of the committed input offset (seen after a broker's kill -9) sends them again.
-     */
-    boolean takenBefore(int partition, long offset) {
-        return partition == lastBatchPartition && offset <= lastBatchOffset;
-    }
 
     boolean allArrived() {
         return !done && expectedSwitches >= 0 && switches >= expectedSwitches && threads >= expectedThreads;

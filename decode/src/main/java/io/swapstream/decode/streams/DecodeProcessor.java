@@ -105,20 +105,17 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
 
         private void batch(SwitchBatch b) {
-            RecordHeaders h = new RecordHeaders();
             if (replaying) {
                 // sent again, numbered as the first time (a reader takes each number once): after a broker's kill -9 a
                 // transaction was seen committed on this stage's changelog and aborted on switch-batches, so the state
                 // counted batches no reader ever got (BrokerCrashIT loop, run 1143)
-                h.add(SwapstreamConfig.HEADER_BATCH_SEQUENCE, Long.toString(resent++).getBytes(StandardCharsets.UTF_8));
                 StageCounters.DECODE.batchesResent.increment();
-                context.forward(new Record<>(session, b, timestamp, h));
+                context.forward(new Record<>(session, b, timestamp, BatchSequence.header(resent++)));
                 return;
             }
             progress.switches += b.count();
-            h.add(SwapstreamConfig.HEADER_BATCH_SEQUENCE, Long.toString(progress.batches++).getBytes(StandardCharsets.UTF_8));
             StageCounters.DECODE.switchesOut.add(b.count());
-            context.forward(new Record<>(session, b, timestamp, h));
+            context.forward(new Record<>(session, b, timestamp, BatchSequence.header(progress.batches++)));
             // a new session's first switches reach the aggregate now, not up to a commit interval later
             if (progress.batches == 1) context.commit();
             if (rows) for (int i = 0; i < b.count(); i++) forward(session, AvroRecords.of(b.row(i)), timestamp);
@@ -173,7 +170,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.lastBufferMs = context.currentSystemTimeMs();
         if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
             Live l = live(session, p, record.timestamp());
-            l.timestamp = record.timestamp();
             if (lookForGap(session, p)) drain(l);
             end(l, headers, "end-marker");
             return;
@@ -193,13 +189,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                 return;
             }
             Live l = live(session, p, record.timestamp());
-            l.timestamp = record.timestamp();
             drain(l);
             save(l);
             return;
         }
         Live l = live(session, p, record.timestamp());
-        l.timestamp = record.timestamp();
         apply(l, bytes, headers, InputRecordReader.reference(context));
         context.recordMetadata().ifPresent(m -> {
             p.lastInputPartition = m.partition();
@@ -282,8 +276,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (l == null) {
             byte[] checkpoint = state.get(checkpointKey(session));
             l = new Live(session, p, checkpoint == null ? null : Checkpoint.decoder(checkpoint));
+            l.timestamp = timestamp; // of the batches sent again
             l.replaying = true;
-            l.timestamp = timestamp;
             l.resent = checkpoint == null ? 0 : Checkpoint.progress(checkpoint).batches;
             for (long i = p.checkpointNext; i < p.next; i++) {
                 byte[] entry = state.get(redoKey(session, i));
@@ -305,6 +299,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             l.replaying = false;
             live.put(session, l);
         }
+        l.timestamp = timestamp;
         return l;
     }
 
@@ -461,7 +456,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         StageCounters.DECODE.sessionsOpen.set(open - idle.size());
         for (KeyValue<String, DecodeProgress> kv : idle) {
             Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key), now);
-            l.timestamp = now;
             DecodeProgress p = l.progress;
             // its last buffers and end marker may lie before where this task started, passed by a committed
             // offset without the state taking them (the gap case of lookForGap, with nothing after to show it)
