@@ -85,6 +85,25 @@ class DecodeGapIT {
     }
 
     @Test
+    void batchesLostBeforeTheLastCheckpointAreSentAgainFromTheOneBefore(KafkaBroker.Bootstrap kafka) throws Exception {
+        // a checkpoint every 8 buffers; the first run ends 4 buffers after one, and the decode stage alone takes 8 more,
+        // with a checkpoint halfway. Every batch of that run is then lost, as a transaction holding a checkpoint and
+        // aborted on switch-batches would lose them: a restore from the last checkpoint would send only those after it.
+        settings.put(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, "8");
+        // the aggregate's state holds every batch it took, none as a reference to the records deleted below
+        settings.put(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1");
+        firstPart = n -> 8 * (n / 24) + 4;
+        decodeAloneBuffers = 8;
+        run(kafka, (admin, prefix, appId, taken) -> {
+            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
+            long committed = committed(admin, appId, batches);
+            long end = latest(admin, batches);
+            assertTrue(end - committed >= 4, "the decode stage alone sent " + (end - committed) + " records");
+            admin.deleteRecords(Map.of(batches, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end))).all().get();
+        });
+    }
+
+    @Test
     void batchesTheAggregateTookAreNotTakenTwiceWhenItsOffsetIsBehind(KafkaBroker.Bootstrap kafka) throws Exception {
         run(kafka, (admin, prefix, appId, taken) -> {
             String group = appId + "-" + StageConfig.AGGREGATE;
@@ -123,10 +142,10 @@ class DecodeGapIT {
         });
     }
 
-    /** The decode stage alone, until it has taken the whole session and its end. */
+    /** The decode stage alone, until it has taken every buffer sent so far (and the end, once sent). */
     void decodeAlone(KafkaBroker.Bootstrap kafka, Admin admin, String prefix, String appId) throws Exception {
         Properties d = StageConfig.streams(StageConfig.DECODE, kafka.servers(), appId, dir.resolve("state").resolve("decode"), prefix,
-                (short) 1, OVERRIDES);
+                (short) 1, settings);
         TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
         KafkaStreams decode = new KafkaStreams(Pipeline.decodeTopology(d), d);
         try {
@@ -190,7 +209,7 @@ class DecodeGapIT {
                      new StringSerializer(), new ByteArraySerializer())) {
             TopicSetup.ensure(admin, prefix, 1, (short) 1);
             // a third of the buffers, taken by the stages; then the rest and the end, with the stages stopped
-            int taken = n / 3;
+            int taken = firstPart.applyAsInt(n);
             for (int i = 0; i < taken; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
             String decodeGroup = appId + "-" + StageConfig.DECODE;
             TopicPartition raw = new TopicPartition(rawTopic, 0);
@@ -203,7 +222,9 @@ class DecodeGapIT {
                     AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, tp, latest(admin, tp));
                 }
             }
-            for (int i = taken; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
+            for (int i = taken; i < taken + decodeAloneBuffers; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
+            if (decodeAloneBuffers > 0) decodeAlone(kafka, admin, prefix, appId);
+            for (int i = taken + decodeAloneBuffers; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
             RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
@@ -238,14 +259,21 @@ class DecodeGapIT {
     }
 
     Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix, Map<String, String> more) throws Exception {
-        Map<String, String> settings = new HashMap<>(OVERRIDES);
-        settings.putAll(more);
-        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200, settings);
+        Map<String, String> all = new HashMap<>(settings);
+        all.putAll(more);
+        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200, all);
     }
 
-    /** Small batches (some 60 in the session), and a short wait before the aggregate looks for what a quiet session lacks. */
-    static final Map<String, String> OVERRIDES = Map.of("commit.interval.ms", "100", SwapstreamConfig.DECODE_BATCH_ROWS, "500",
-            SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS, "1000");
+    /**
+     * Every run's settings: small batches (some 60 in the session), and a short wait before the
+     * aggregate looks for what a quiet session lacks.
+     */
+    final Map<String, String> settings = new HashMap<>(Map.of("commit.interval.ms", "100", SwapstreamConfig.DECODE_BATCH_ROWS, "500",
+            SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS, "1000"));
+    /** The buffers both stages take in the first run, of the session's {@code n}. */
+    java.util.function.IntUnaryOperator firstPart = n -> n / 3;
+    /** Buffers the decode stage takes alone after the first run, before the rest are sent. */
+    int decodeAloneBuffers;
 
     static void send(KafkaProducer<String, byte[]> producer, String topic, String session, Path f, long index, long offset,
                      byte[] bytes) throws Exception {

@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
  * Its state, committed with the outputs: the decoder's own state (a checkpoint: lanes, queue, thread
  * table, clock), put every {@link SwapstreamConfig#DECODE_CHECKPOINT_BUFFERS} buffers or {@value #CHECKPOINT_BYTES} bytes,
- * the buffers decoded since (at most that many, kept as references to the input topic: a restarted
- * instance restores the checkpoint, reads them back and decodes them again, emitting nothing, so its
- * output is the same), the session's progress, and
+ * the one before it, the buffers decoded since that one (at most twice that many, kept as references
+ * to the input topic: a restarted instance restores the earlier checkpoint, reads them back and
+ * decodes them again, sending only the batches again, with the numbers they had), the session's progress, and
  * buffers that arrived early, until the gap before them fills. A checkpoint per buffer would cost
  * its encoding, megabytes when the merge waits for a quiet processor, for every 64 KiB buffer.
  * A session ends with its end marker, or as incomplete after {@code idleTimeoutMs} without a buffer;
@@ -274,17 +274,20 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private Live live(String session, DecodeProgress p, long timestamp) {
         Live l = live.get(session);
         if (l == null) {
-            byte[] checkpoint = state.get(checkpointKey(session));
+            // from the checkpoint before the last: the last one's transaction may have lost its batches (see apply)
+            long from = p.previousCheckpointNext;
+            byte[] checkpoint = from == 0 ? null
+                    : state.get(from == p.checkpointNext ? checkpointKey(session) : previousCheckpointKey(session));
             l = new Live(session, p, checkpoint == null ? null : Checkpoint.decoder(checkpoint));
             l.timestamp = timestamp; // of the batches sent again
             l.replaying = true;
             l.resent = checkpoint == null ? 0 : Checkpoint.progress(checkpoint).batches;
-            for (long i = p.checkpointNext; i < p.next; i++) {
+            for (long i = from; i < p.next; i++) {
                 byte[] entry = state.get(redoKey(session, i));
                 if (entry == null) {
                     throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo entries"
-                            + " (progress: next buffer " + p.next + ", checkpoint at " + p.checkpointNext + ", "
-                            + (checkpoint == null ? "no checkpoint" : "a checkpoint") + " stored)");
+                            + " (progress: next buffer " + p.next + ", checkpoints at " + from + " and " + p.checkpointNext + ", "
+                            + (checkpoint == null ? "none" : "one") + " stored from " + from + ")");
                 }
                 String source = session + " buffer " + i;
                 byte[] bytes = inputs.value(rawTopic, entry);
@@ -312,12 +315,24 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         decode(l, index, bytes, headers);
         // here, not once per record: the buffers since the checkpoint must fit the redo slots
         if (p.next - p.checkpointNext >= checkpointBuffers || p.redoBytes >= CHECKPOINT_BYTES) {
-            long from = p.checkpointNext;
+            /*
+             * The last checkpoint becomes the previous one, and a restore starts there. After a broker's kill -9 a
+             * transaction was seen committed on this stage's changelog and aborted on switch-batches (BrokerCrashIT loop,
+             * run 1143): had it held a checkpoint, the batches before it in that transaction were lost to a restore from
+             * it. The commit asked for here ends the transaction soon after the checkpoint (a stream thread commits
+             * between rounds of at most buffered.records.per.partition records, fewer than a checkpoint's buffers), so
+             * the previous checkpoint is in an earlier transaction, and every batch since it is sent again.
+             */
+            long drop = p.previousCheckpointNext;
+            byte[] last = state.get(checkpointKey(l.session));
+            if (last != null) state.put(previousCheckpointKey(l.session), last);
+            p.previousCheckpointNext = p.checkpointNext;
             p.checkpointNext = p.next;
             p.redoBytes = 0;
             // the progress goes in with the checkpoint: found without the progress put after it, it still says where the checkpoint ends
             state.put(checkpointKey(l.session), Checkpoint.encode(p, l.decoder.checkpoint()));
-            for (long i = from; i < p.next; i++) state.delete(redoKey(l.session, i));
+            for (long i = drop; i < p.previousCheckpointNext; i++) state.delete(redoKey(l.session, i));
+            context.commit();
         }
     }
 
@@ -419,7 +434,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
-        long redoFrom = p.checkpointNext;
+        long redoFrom = p.previousCheckpointNext;
+        p.previousCheckpointNext = p.next;
         p.checkpointNext = p.next;
         p.redoBytes = 0;
         p.endReason = reason;
@@ -433,6 +449,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         waiting.forEach(state::delete);
         for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
         state.delete(checkpointKey(l.session));
+        state.delete(previousCheckpointKey(l.session));
         live.remove(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
@@ -515,6 +532,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return "" + PART + CHECKPOINT + session;
     }
 
+    static String previousCheckpointKey(String session) {
+        return "" + PART + PREVIOUS_CHECKPOINT + session;
+    }
+
     /** The part of a session's state a key of the store holds: a letter, or 0 for its progress. */
     static char partOf(String key) {
         return key.length() > 1 && key.charAt(0) == PART ? key.charAt(1) : 0;
@@ -523,6 +544,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     /** Opens the key of a part of a session's state (and ends the session in it): no session key holds it. */
     static final char PART = '\u0000';
     private static final char CHECKPOINT = 'c';
+    private static final char PREVIOUS_CHECKPOINT = 'p';
     private static final char REDO = 'r';
     private static final char EARLY = 'e';
 

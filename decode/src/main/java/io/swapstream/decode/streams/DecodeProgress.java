@@ -15,15 +15,24 @@ import java.util.List;
  * of the session, and whether the session has ended. Small: the idle timeout scans all of them.
  */
 final class DecodeProgress {
-    /** 2 adds the last input record taken in order; 1 is read as not knowing it. */
-    static final int VERSION = 2;
+    /**
+     * 3 adds the checkpoint before the last; 2 the last input record taken in order (1 is read as not
+     * knowing it).
+     */
+    static final int VERSION = 3;
 
     String host;
     Integer maxWaitReason;
     /** The index of the next buffer to decode; buffers before it were taken. */
     long next;
-    /** The decoder checkpoint holds buffers before this index; the ones from it to {@link #next} are in the redo store. */
+    /** The decoder checkpoint holds buffers before this index. */
     long checkpointNext;
+    /**
+     * The checkpoint before it holds buffers before this index (0: none, the session's start); the
+     * buffers from here to {@link #next} are in the redo store. Read from a version 2 record: the
+     * last checkpoint's.
+     */
+    long previousCheckpointNext;
     /** Bytes of those buffers. */
     long redoBytes;
     long switches;
@@ -67,6 +76,7 @@ final class DecodeProgress {
             o.writeLong(endedMs);
             o.writeInt(lastInputPartition);
             o.writeLong(lastInput);
+            o.writeLong(previousCheckpointNext);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -101,6 +111,7 @@ final class DecodeProgress {
                 p.lastInputPartition = in.readInt();
                 p.lastInput = in.readLong();
             }
+            p.previousCheckpointNext = version >= 3 ? in.readLong() : p.checkpointNext;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

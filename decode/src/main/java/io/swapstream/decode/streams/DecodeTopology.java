@@ -36,7 +36,7 @@ public final class DecodeTopology {
      * offsets of the input topic: decoded again after a restart) and buffers that came early.
      */
     public static final String PROGRESS_STORE = "decode-sessions";
-    /** The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer): what a restore decodes again. */
+    /** The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer): a restore decodes twice that again. */
     public static final long REDO_MAX_BYTES = 32L << 20;
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
@@ -54,8 +54,9 @@ public final class DecodeTopology {
         if (idle < 1) throw new IllegalArgumentException(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS + " must be at least 1");
         int checkpointBuffers = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
                 SwapstreamConfig.DEFAULT_CHECKPOINT_BUFFERS);
-        if (checkpointBuffers < 1 || checkpointBuffers > SwapstreamConfig.REDO_SLOTS) {
-            throw new IllegalArgumentException(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
+        // the redo slots hold the buffers since the checkpoint before the last
+        if (checkpointBuffers < 1 || checkpointBuffers > SwapstreamConfig.REDO_SLOTS / 2) {
+            throw new IllegalArgumentException(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS + " must be 1 to " + SwapstreamConfig.REDO_SLOTS / 2);
         }
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PROGRESS_STORE),

@@ -2,6 +2,7 @@ package io.swapstream.decode.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.ContextSwitch;
@@ -93,7 +94,7 @@ class DecodeTopologyTest {
             assertEquals(2, letters.size());
             assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (end-marker)"));
             assertTrue(header(letters.get(1), SwapstreamConfig.HEADER_ERROR).contains("without a session key"));
-            assertEquals(0, count(driver, 'c'), "an ended session keeps no checkpoint");
+            assertEquals(0, count(driver, 'c') + count(driver, 'p'), "an ended session keeps no checkpoint");
             assertEquals(0, count(driver, 'r'), "nor buffers");
         }
     }
@@ -153,6 +154,30 @@ class DecodeTopologyTest {
 
     /** No buffer for the idle timeout: the session ends incomplete, its state goes, a later buffer is a dead letter. */
     @Test
+    void aRestoreStartsAtTheCheckpointBeforeTheLast() throws Exception {
+        Path f = dir.resolve("c.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000), 0x28);
+        String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
+        try (TopologyTestDriver driver = driver("state6", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, "2"))) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            byte[] bytes = Files.readAllBytes(f);
+            assertTrue(bytes.length >= 7 * SIZE, bytes.length + " bytes");
+            raw.pipeInput(record(session, buffer(bytes, 0), 0, false));
+            raw.pipeInput(record(session, buffer(bytes, 1), 1, false));
+            assertEquals(1, count(driver, 'c'), "the first checkpoint, after buffer 1");
+            assertEquals(0, count(driver, 'p'), "before it, the session's start");
+            assertEquals(2, count(driver, 'r'), "buffers 0 and 1, since the start");
+            for (int i = 2; i < 7; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+            // checkpoints after buffers 1, 3 and 5: the last two kept, and the buffers since the earlier one (4, 5, 6)
+            assertEquals(1, count(driver, 'c'));
+            assertEquals(1, count(driver, 'p'));
+            assertEquals(3, count(driver, 'r'));
+        }
+        assertThrows(IllegalArgumentException.class, () -> driver("state7", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
+                String.valueOf(SwapstreamConfig.REDO_SLOTS / 2 + 1))), "the redo slots hold two checkpoints' buffers");
+    }
+
+    @Test
     void aQuietSessionEndsAfterTheIdleTimeout() throws Exception {
         Path f = dir.resolve("q.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
@@ -174,7 +199,7 @@ class DecodeTopologyTest {
             assertTrue(end.getLossReasons().get(0).contains("no buffer for 60 s"), end.getLossReasons().toString());
             long rows = batches(driver).stream().mapToLong(SwitchBatch::count).sum();
             assertEquals(rows, end.getSwitchCount(), "the switches of what arrived, every processor's last one included");
-            assertEquals(0, count(driver, 'c') + count(driver, 'r'),
+            assertEquals(0, count(driver, 'c') + count(driver, 'p') + count(driver, 'r'),
                     "its state is freed");
             raw.pipeInput(record(session, buffer(bytes, 3), 3, false));
             assertTrue(header(deadLetters(driver).get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (idle-timeout)"));
@@ -204,7 +229,7 @@ class DecodeTopologyTest {
         return Arrays.copyOfRange(file, i * SIZE, (i + 1) * SIZE);
     }
 
-    /** Entries of the state store holding {@code part} of a session: 'c' checkpoint, 'r' redo, 'e' early buffer. */
+    /** Entries of the state store holding {@code part} of a session: 'c' checkpoint, 'p' the one before, 'r' redo, 'e' early buffer. */
     static long count(TopologyTestDriver driver, char part) {
         long n = 0;
         for (var it = driver.<String, byte[]>getKeyValueStore(DecodeTopology.PROGRESS_STORE).all(); it.hasNext(); ) {
