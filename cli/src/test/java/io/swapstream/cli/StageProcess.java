@@ -25,9 +25,15 @@ final class StageProcess implements AutoCloseable {
 
     /** Starts {@code swapstream args...}; its stdout and stderr go to {@code log} (appended). */
     static StageProcess start(Path log, String... args) throws IOException {
+        return start(log, List.of(), args);
+    }
+
+    /** As {@link #start(Path, String...)}, with options for the JVM ({@code -Dname=value}, say). */
+    static StageProcess start(Path log, List<String> jvm, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx384m");
+        cmd.addAll(jvm);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(Swapstream.class.getName());
