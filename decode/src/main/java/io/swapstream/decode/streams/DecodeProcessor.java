@@ -313,15 +313,16 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         state.put(redoKey(l.session, index), redoEntry);
         p.redoBytes += bytes.length;
         decode(l, index, bytes, headers);
-        // here, not once per record: the buffers since the checkpoint must fit the redo slots
+        // here, not once per record: the buffers since the checkpoint before the last must fit the redo slots
         if (p.next - p.checkpointNext >= checkpointBuffers || p.redoBytes >= CHECKPOINT_BYTES) {
             /*
              * The last checkpoint becomes the previous one, and a restore starts there. After a broker's kill -9 a
              * transaction was seen committed on this stage's changelog and aborted on switch-batches (BrokerCrashIT loop,
              * run 1143): had it held a checkpoint, the batches before it in that transaction were lost to a restore from
              * it. The commit asked for here ends the transaction soon after the checkpoint (a stream thread commits
-             * between rounds of at most buffered.records.per.partition records, fewer than a checkpoint's buffers), so
-             * the previous checkpoint is in an earlier transaction, and every batch since it is sent again.
+             * between rounds of at most buffered.records.per.partition records: 32, where a checkpoint is 256 buffers
+             * or 32 MiB by default), so the previous checkpoint is in an earlier transaction, and every batch since it
+             * is sent again.
              */
             long drop = p.previousCheckpointNext;
             byte[] last = state.get(checkpointKey(l.session));
