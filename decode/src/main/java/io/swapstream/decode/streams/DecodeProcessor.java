@@ -319,10 +319,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
              * The last checkpoint becomes the previous one, and a restore starts there. After a broker's kill -9 a
              * transaction was seen committed on this stage's changelog and aborted on switch-batches (BrokerCrashIT loop,
              * run 1143): had it held a checkpoint, the batches before it in that transaction were lost to a restore from
-             * it. The commit asked for here ends the transaction soon after the checkpoint (a stream thread commits
-             * between rounds of at most buffered.records.per.partition records: 32, where a checkpoint is 256 buffers
-             * or 32 MiB by default), so the previous checkpoint is in an earlier transaction, and every batch since it
-             * is sent again.
+             * it. The commit asked for here ends the transaction soon after the checkpoint (a stream thread checks for
+             * it between rounds of processing, without polling in between: at most the records it holds for the
+             * partition, buffered.records.per.partition plus one poll's max.poll.records, 32 + 50, where a checkpoint is
+             * 256 buffers by default), so the previous checkpoint is in an earlier transaction, and every batch since it
+             * is sent again. Not so where a checkpoint comes by bytes sooner: 1 MiB buffers make one every 32.
              */
             long drop = p.previousCheckpointNext;
             byte[] last = state.get(checkpointKey(l.session));
