@@ -24,7 +24,7 @@ public final class StageCounters {
     public final LongAdder windowsClosed = new LongAdder();
     /** Aggregate: batches skipped because the session's committed state had taken them already. */
     public final LongAdder duplicateBatches = new LongAdder();
-    /** Decode: batches sent again when a session's state was restored (the ones since its last checkpoint). */
+    /** Decode: batches sent again when a session's state was restored (the ones since the checkpoint before its last). */
     public final LongAdder batchesResent = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
