@@ -277,7 +277,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             // from the checkpoint before the last: the last one's transaction may have lost its batches (see apply)
             long from = p.previousCheckpointNext;
             byte[] checkpoint = from == 0 ? null
-                    : state.get(from == p.checkpointNext ? checkpointKey(session) : previousCheckpointKey(session));
+                    : state.get(checkpointKey(session, from == p.checkpointNext ? p.checkpoints : p.checkpoints - 1));
             l = new Live(session, p, checkpoint == null ? null : Checkpoint.decoder(checkpoint));
             l.timestamp = timestamp; // of the batches sent again
             l.replaying = true;
@@ -326,13 +326,12 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
              * is sent again. Not so where a checkpoint comes by bytes sooner: 1 MiB buffers make one every 32.
              */
             long drop = p.previousCheckpointNext;
-            byte[] last = state.get(checkpointKey(l.session));
-            if (last != null) state.put(previousCheckpointKey(l.session), last);
             p.previousCheckpointNext = p.checkpointNext;
             p.checkpointNext = p.next;
+            p.checkpoints++;
             p.redoBytes = 0;
-            // the progress goes in with the checkpoint: found without the progress put after it, it still says where the checkpoint ends
-            state.put(checkpointKey(l.session), Checkpoint.encode(p, l.decoder.checkpoint()));
+            // over the one two back; the progress goes in with it: found without the progress put after it, it still says where it ends
+            state.put(checkpointKey(l.session, p.checkpoints), Checkpoint.encode(p, l.decoder.checkpoint()));
             for (long i = drop; i < p.previousCheckpointNext; i++) state.delete(redoKey(l.session, i));
             context.commit();
         }
@@ -371,12 +370,15 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      */
     private DecodeProgress stored(String session) {
         DecodeProgress p = DecodeProgress.decode(state.get(session));
-        byte[] checkpoint = state.get(checkpointKey(session));
-        if (checkpoint != null && !p.ended()) {
+        if (p.ended()) return p;
+        DecodeProgress furthest = p;
+        for (long n = 1; n <= 2; n++) { // both keys: the progress may be one checkpoint behind
+            byte[] checkpoint = state.get(checkpointKey(session, n));
+            if (checkpoint == null) continue;
             DecodeProgress atCheckpoint = Checkpoint.progress(checkpoint);
-            if (atCheckpoint.next > p.next) return atCheckpoint;
+            if (atCheckpoint.next > furthest.next) furthest = atCheckpoint;
         }
-        return p;
+        return furthest;
     }
 
     /** A checkpoint's value: the session's progress as of the checkpoint, then the decoder's checkpoint. */
@@ -450,8 +452,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         waiting.forEach(state::delete);
         for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
-        state.delete(checkpointKey(l.session));
-        state.delete(previousCheckpointKey(l.session));
+        state.delete(checkpointKey(l.session, 1));
+        state.delete(checkpointKey(l.session, 2));
         live.remove(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
@@ -530,12 +532,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return "" + PART + EARLY + session + PART;
     }
 
-    static String checkpointKey(String session) {
-        return "" + PART + CHECKPOINT + session;
-    }
-
-    static String previousCheckpointKey(String session) {
-        return "" + PART + PREVIOUS_CHECKPOINT + session;
+    /** The key of a session's {@code n}-th checkpoint: one of two, by n's parity (the first is where version 2 kept its one). */
+    static String checkpointKey(String session, long n) {
+        return "" + PART + (n % 2 == 1 ? CHECKPOINT : OTHER_CHECKPOINT) + session;
     }
 
     /** The part of a session's state a key of the store holds: a letter, or 0 for its progress. */
@@ -546,7 +545,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     /** Opens the key of a part of a session's state (and ends the session in it): no session key holds it. */
     static final char PART = '\u0000';
     private static final char CHECKPOINT = 'c';
-    private static final char PREVIOUS_CHECKPOINT = 'p';
+    private static final char OTHER_CHECKPOINT = 'p';
     private static final char REDO = 'r';
     private static final char EARLY = 'e';
 

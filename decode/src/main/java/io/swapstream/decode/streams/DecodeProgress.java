@@ -33,6 +33,8 @@ final class DecodeProgress {
      * last checkpoint's.
      */
     long previousCheckpointNext;
+    /** Checkpoints taken: the n-th sits in one of two keys by n's parity, so the one before the last is never copied. */
+    long checkpoints;
     /** Bytes of those buffers. */
     long redoBytes;
     long switches;
@@ -77,6 +79,7 @@ final class DecodeProgress {
             o.writeInt(lastInputPartition);
             o.writeLong(lastInput);
             o.writeLong(previousCheckpointNext);
+            o.writeLong(checkpoints);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -112,6 +115,8 @@ final class DecodeProgress {
                 p.lastInput = in.readLong();
             }
             p.previousCheckpointNext = version >= 3 ? in.readLong() : p.checkpointNext;
+            // a version 2 session's one checkpoint is where the first one goes
+            p.checkpoints = version >= 3 ? in.readLong() : p.checkpointNext > 0 ? 1 : 0;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

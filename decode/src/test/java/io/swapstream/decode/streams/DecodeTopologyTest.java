@@ -229,7 +229,7 @@ class DecodeTopologyTest {
         return Arrays.copyOfRange(file, i * SIZE, (i + 1) * SIZE);
     }
 
-    /** Entries of the state store holding {@code part} of a session: 'c' and 'p' the last two checkpoints, 'r' redo, 'e' early buffer. */
+    /** Entries of the state store holding {@code part} of a session: 'c' and 'p' the last two checkpoints (odd and even), 'r' redo, 'e' early buffer. */
     static long count(TopologyTestDriver driver, char part) {
         long n = 0;
         for (var it = driver.<String, byte[]>getKeyValueStore(DecodeTopology.PROGRESS_STORE).all(); it.hasNext(); ) {
