@@ -130,6 +130,33 @@ class DecodeTopologyTest {
     }
 
     @Test
+    void buffersHeldApartBeforeTheSessionsFirstBufferAreTakenWhenItComes() throws Exception {
+        Path f = dir.resolve("e.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x29);
+        List<ContextSwitch> expected = new ArrayList<>();
+        String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
+        try (TopologyTestDriver driver = driver("state8", Map.of())) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            byte[] bytes = Files.readAllBytes(f);
+            int n = bytes.length / SIZE;
+            assertTrue(n >= 4, n + " buffers");
+            // 2 and 1 come before the session is in memory, so the stage counts them when buffer 0 brings it in
+            raw.pipeInput(record(session, buffer(bytes, 2), 2, false));
+            raw.pipeInput(record(session, buffer(bytes, 1), 1, false));
+            assertEquals(2, count(driver, 'e'));
+            for (int i = 0; i < n; i++) {
+                if (i != 1 && i != 2) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+                if (i == 0) assertEquals(0, count(driver, 'e'), "taken with buffer 0");
+            }
+            raw.pipeInput(record(session, new byte[0], n, true));
+            List<ContextSwitch> rows = new ArrayList<>();
+            for (SwitchBatch b : batches(driver)) rows.addAll(b.rows());
+            assertEquals(expected, rows);
+            assertTrue(deadLetters(driver).isEmpty());
+        }
+    }
+
+    @Test
     void aMissingBufferIsReportedAtTheEndAndTheSessionIsIncomplete() throws Exception {
         Path f = dir.resolve("m.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
