@@ -51,6 +51,25 @@ class RealFileEventsTest {
         }
     }
 
+    /** What the generator copies: the kernel leaves a buffer's room past its fill mark as 0xFF bytes. */
+    @Test
+    void theKernelWritesFFPastEachBuffersFillMark() throws Exception {
+        long buffersWithRoom = 0;
+        try (var files = Files.list(testdata())) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".etl")).sorted().toList()) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Files.readAllBytes(f)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                for (int at = 0, size; at + 0x48 <= b.limit() && (size = b.getInt(at)) > 0; at += size) {
+                    int fill = Math.min(b.getInt(at + 0x30), size);
+                    if (fill < size) buffersWithRoom++;
+                    for (int i = at + fill; i < at + size && i < b.limit(); i++) {
+                        assertEquals((byte) 0xFF, b.get(i), f.getFileName() + ": byte " + i + ", past the fill mark of the buffer at " + at);
+                    }
+                }
+            }
+        }
+        assertTrue(buffersWithRoom > 100, buffersWithRoom + " buffers with room left");
+    }
+
     /**
      * Every real file through the time-ordered merge: nothing out of order, nothing forced out at
      * the memory limit, and an item emitted late only where the file itself holds it more than the

@@ -152,6 +152,8 @@ public final class EtlWriter implements Closeable {
     }
 
     private void writeBuffer(ByteBuffer b, int cpu, int fill, int type, long ts) {
+        // past the fill mark the kernel writes 0xFF: every buffer of the 19 real files with room left does
+        java.util.Arrays.fill(b.array(), b.arrayOffset() + fill, b.arrayOffset() + b.capacity(), (byte) 0xFF);
         b.putInt(0x00, session.bufferSize());
         b.putInt(0x04, fill);
         b.putLong(0x10, ts);

@@ -46,5 +46,12 @@ class EtlWriterTest {
         }
         assertEquals(300, seen.size());
         assertTrue(buffers > 3, "events spill over several 4 KiB buffers per processor");
+        // as the kernel leaves a buffer's room past its fill mark (all 19 real files' buffers): 0xFF
+        byte[] bytes = Files.readAllBytes(f);
+        for (int at = 0; at < bytes.length; at += 4096) {
+            int fill = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(at + 0x30);
+            assertTrue(fill < 4096, "buffer at " + at + " has room left");
+            for (int i = at + fill; i < at + 4096; i++) assertEquals((byte) 0xFF, bytes[i], "byte " + i + ", past the fill mark " + fill);
+        }
     }
 }
