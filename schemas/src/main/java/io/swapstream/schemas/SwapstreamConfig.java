@@ -17,7 +17,8 @@ public final class SwapstreamConfig {
     /**
      * Decode: buffers between two checkpoints of a session's decoder (default {@value #DEFAULT_CHECKPOINT_BUFFERS},
      * at most half of {@value #REDO_SLOTS}); the buffers since the one before the last are noted, to be read back and
-     * decoded again after a restart.
+     * decoded again after a restart. Below 82, a restore after a broker's kill -9 may not send again every batch a
+     * torn transaction lost (see DecodeProcessor's apply).
      * A checkpoint encodes what the merge holds (megabytes while it waits for a quiet processor), so fewer
      * cost less; more make a restart decode more again.
      */

@@ -63,6 +63,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      */
     private KeyValueStore<String, byte[]> state;
     static final long CHECKPOINT_BYTES = DecodeTopology.REDO_MAX_BYTES;
+    /**
+     * Buffers a checkpoint by bytes waits for: more than a stream thread processes between a commit asked for and
+     * made (32 + 50, see apply), so the checkpoint before the last is in an earlier transaction with 1 MiB buffers too.
+     */
+    static final int MIN_BUFFERS_BY_BYTES = 128;
     private final int checkpointBuffers;
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
@@ -220,6 +225,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
     }
 
+    /** True when a session's decoder is due a checkpoint, {@code buffers} and {@code bytes} after the last. */
+    static boolean checkpointDue(long buffers, long bytes, int checkpointBuffers) {
+        return buffers >= checkpointBuffers || bytes >= CHECKPOINT_BYTES && buffers >= MIN_BUFFERS_BY_BYTES;
+    }
+
     /** Holds buffer {@code index} apart until its turn. */
     private void holdApart(String session, long index, byte[] bytes) {
         String key = earlyKey(session, index);
@@ -336,7 +346,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.redoBytes += bytes.length;
         decode(l, index, bytes, headers);
         // here, not once per record: the buffers since the checkpoint before the last must fit the redo slots
-        if (p.next - p.checkpointNext >= checkpointBuffers || p.redoBytes >= CHECKPOINT_BYTES) {
+        if (checkpointDue(p.next - p.checkpointNext, p.redoBytes, checkpointBuffers)) {
             /*
              * The last checkpoint becomes the previous one, and a restore starts there. After a broker's kill -9 a
              * transaction was seen committed on this stage's changelog and aborted on switch-batches (BrokerCrashIT loop,
@@ -345,7 +355,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
              * it between rounds of processing, without polling in between: at most the records it holds for the
              * partition, buffered.records.per.partition plus one poll's max.poll.records, 32 + 50, where a checkpoint is
              * 256 buffers by default), so the previous checkpoint is in an earlier transaction, and every batch since it
-             * is sent again. Not so where a checkpoint comes by bytes sooner: 1 MiB buffers make one every 32.
+             * is sent again. A checkpoint by bytes waits for as many buffers (1 MiB buffers reached the bytes in 32);
+             * a checkpoint.buffers set below 82 gives that up.
              */
             long drop = p.previousCheckpointNext;
             p.previousCheckpointNext = p.checkpointNext;

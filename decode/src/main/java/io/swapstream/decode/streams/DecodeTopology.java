@@ -36,7 +36,10 @@ public final class DecodeTopology {
      * offsets of the input topic: decoded again after a restart) and buffers that came early.
      */
     public static final String PROGRESS_STORE = "decode-sessions";
-    /** The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer): a restore decodes twice that again. */
+    /**
+     * The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer), unless they
+     * are fewer than 128 buffers (1 MiB buffers: 128 MiB): a restore decodes twice that again.
+     */
     public static final long REDO_MAX_BYTES = 32L << 20;
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */

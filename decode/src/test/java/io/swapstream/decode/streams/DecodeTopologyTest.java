@@ -200,6 +200,12 @@ class DecodeTopologyTest {
             assertEquals(1, count(driver, 'p'));
             assertEquals(3, count(driver, 'r'));
         }
+        // 1 MiB buffers reach the checkpoint bytes in 32 buffers: fewer than a stream thread may process before it commits
+        assertFalse(DecodeProcessor.checkpointDue(32, 32L << 20, 256));
+        assertFalse(DecodeProcessor.checkpointDue(127, 127L << 20, 256));
+        assertTrue(DecodeProcessor.checkpointDue(128, 128L << 20, 256));
+        assertTrue(DecodeProcessor.checkpointDue(256, 1L << 20, 256));
+        assertTrue(DecodeProcessor.checkpointDue(2, 0, 2));
         assertThrows(IllegalArgumentException.class, () -> driver("state7", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
                 String.valueOf(SwapstreamConfig.REDO_SLOTS / 2 + 1))), "the redo slots hold two checkpoints' buffers");
     }
