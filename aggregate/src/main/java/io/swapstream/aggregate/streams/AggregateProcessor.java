@@ -139,6 +139,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** A session in memory: its state, its statistics, and the accumulators it has loaded. */
     private final class Open implements SessionStatistics.Accumulators {
         final String session;
+        /** The session's key prefixes, built once: a key per thread's first switch after each flush. */
+        final String wholeKeys, windowKeys;
         final AggregateSession state;
         final SessionStatistics statistics;
         final Int2ObjectOpenHashMap<Slot> whole = new Int2ObjectOpenHashMap<>();
@@ -171,6 +173,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
 
         Open(String session, AggregateSession state) {
             this.session = session;
+            this.wholeKeys = wholePrefix(session);
+            this.windowKeys = windowPrefix(session);
             this.state = state;
             this.restored = state.batches > 0;
             this.statistics = new SessionStatistics(windowNanos, this);
@@ -197,7 +201,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 }
                 s = window.get(tid);
                 if (s == null) {
-                    String key = windowKey(session, tid);
+                    String key = windowKeys + tid;
                     window.put(tid, s = windowMayBeStored ? load(key, tid, start) : fresh(key, tid, start));
                 }
             }
@@ -213,7 +217,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         Slot wholeSlot(int tid) {
             Slot s = whole.get(tid);
             if (s == null) {
-                String key = wholeKey(session, tid);
+                String key = wholeKeys + tid;
                 whole.put(tid, s = restored || evicted ? load(key, tid, SessionStatistics.WHOLE) : fresh(key, tid, SessionStatistics.WHOLE));
             }
             return s;

@@ -69,7 +69,12 @@ public final class AggregateTopology {
     }
 
     public static String windowRowPrefix(String session, long windowStart) {
-        return String.format("%s/w/%020d/", session, windowStart);
+        // by hand, not String.format: a key per row emitted, and format's parsing was 3% of the aggregate thread
+        if (windowStart < 0) return String.format("%s/w/%020d/", session, windowStart);
+        String digits = Long.toString(windowStart);
+        StringBuilder b = new StringBuilder(session.length() + 24).append(session).append("/w/");
+        for (int i = digits.length(); i < 20; i++) b.append('0');
+        return b.append(digits).append('/').toString();
     }
 
     /** The decode stage's latest {@code TraceSession} record of each session: for queries. */

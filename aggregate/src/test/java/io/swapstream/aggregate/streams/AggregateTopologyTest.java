@@ -136,4 +136,12 @@ class AggregateTopologyTest {
         assertEquals(new ThreadStatsAccumulator().toStats("s", "h", 1, null, null, null, 0, 1, true),
                 empty.toStats("s", "h", 1, null, null, null, 0, 1, true));
     }
+
+    @Test
+    void windowRowKeysAreTheSessionThenTheStartInTwentyDigits() {
+        assertEquals("s/w/00000000000000000000/", AggregateTopology.windowRowPrefix("s", 0));
+        assertEquals("h:1/w/01700000000000000000/", AggregateTopology.windowRowPrefix("h:1", 1_700_000_000_000_000_000L));
+        assertEquals("s/w/09223372036854775807/7", AggregateTopology.windowRowKey("s", Long.MAX_VALUE, 7));
+        assertEquals("s/w/-0000000000000000060/", AggregateTopology.windowRowPrefix("s", -60));
+    }
 }
