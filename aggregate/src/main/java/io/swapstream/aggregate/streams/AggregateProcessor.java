@@ -227,7 +227,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         public void windowClosed(long start) {
             // the store has every accumulator written by earlier batches; this batch's are in memory
             Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
-            String prefix = windowPrefix(session);
+            String prefix = windowKeys;
             boolean inMemory = start == windowStart;
             // a window opened in memory is all in memory: the store holds only older windows' keys
             if (!inMemory || windowMayBeStored) try (KeyValueIterator<String, byte[]> it = store.prefixScan(prefix, new org.apache.kafka.common.serialization.StringSerializer())) {
@@ -298,7 +298,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 Slot open = window.get(tid);
                 // else the open window's put below replaces it
                 if ((open == null || !open.dirty) && windowKeyMayBeStored(tid)) {
-                    store.delete(windowKey(session, tid));
+                    store.delete(windowKeys + tid);
                     windowStored.remove(tid);
                 }
             }
@@ -347,11 +347,9 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
 
     static long windowStartOf(byte[] value) { return ByteBuffer.wrap(value).getLong(); }
     static ThreadStatsAccumulator windowAccumulator(byte[] value) { return AccumulatorCodec.decode(Arrays.copyOfRange(value, 8, value.length)); }
-    static String wholeKey(String session, int tid) { return wholePrefix(session) + tid; }
     static String wholePrefix(String session) { return session + PART + "t"; }
     /** One key per thread for whichever window is open (the start is in the value): closed windows leave no keys behind. */
     static String windowPrefix(String session) { return session + PART + "w"; }
-    static String windowKey(String session, int tid) { return windowPrefix(session) + tid; }
     /** One of {@value SwapstreamConfig#REDO_SLOTS} slots, deleted at the next flush and reused: the changelog compacts to them. */
     static String redoKey(String session, long batch) { return session + PART + "r" + (batch % SwapstreamConfig.REDO_SLOTS); }
     /** Between a session and the part of its state a key names. */
@@ -667,10 +665,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         o.statistics.closeAll();
         for (int i = 0; i < o.closedWindowThreads.size(); i++) {
             int tid = o.closedWindowThreads.getInt(i);
-            if (o.windowKeyMayBeStored(tid)) store.delete(windowKey(o.session, tid));
+            if (o.windowKeyMayBeStored(tid)) store.delete(o.windowKeys + tid);
         }
         o.closedWindowThreads.clear();
-        String prefix = wholePrefix(o.session);
+        String prefix = o.wholeKeys;
         Map<Integer, ThreadStatsAccumulator> rows = new LinkedHashMap<>();
         IntOpenHashSet stored = new IntOpenHashSet();
         // all in memory unless restored or evicted
@@ -690,7 +688,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             int tid = e.getKey();
             emit(o, tid, e.getValue(), null, true);
             // keys never written need no delete (a tombstone each in the changelog)
-            if (stored.contains(tid)) store.delete(wholeKey(o.session, tid));
+            if (stored.contains(tid)) store.delete(o.wholeKeys + tid);
         }
         // every label written, threads without a row too; after a restart, whatever the store holds
         if (o.restored) {

@@ -230,12 +230,24 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return buffers >= checkpointBuffers || bytes >= CHECKPOINT_BYTES && buffers >= MIN_BUFFERS_BY_BYTES;
     }
 
-    /** Holds buffer {@code index} apart until its turn. */
-    private void holdApart(String session, long index, byte[] bytes) {
+    /** Holds buffer {@code index} apart until its turn; false when it is held already. */
+    private boolean holdApart(String session, long index, byte[] bytes) {
         String key = earlyKey(session, index);
-        Live l = live.get(session);
-        if (l != null && state.get(key) == null) l.early++; // else counted when the session is next in memory
+        if (state.get(key) != null) return false;
         state.put(key, bytes);
+        Live l = live.get(session);
+        if (l != null) l.early++; // else counted when the session is next in memory
+        return true;
+    }
+
+    /** The keys of the session's buffers held apart. */
+    private List<String> earlyKeys(String session) {
+        List<String> keys = new ArrayList<>();
+        String early = earlyPrefix(session);
+        try (KeyValueIterator<String, byte[]> it = state.range(early, early + "\uffff")) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        return keys;
     }
 
     /**
@@ -269,10 +281,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                     return;
                 }
                 long index = parseLong(header(r.headers(), SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
-                if (index >= p.next && state.get(earlyKey(session, index)) == null) {
-                    holdApart(session, index, r.value() == null ? new byte[0] : r.value());
-                    found[0]++;
-                }
+                if (index >= p.next && holdApart(session, index, r.value() == null ? new byte[0] : r.value())) found[0]++;
             });
         } catch (KafkaException | IllegalStateException e) {
             // not readable now: the buffers stay missing unless they come, and the next gap looks again
@@ -325,13 +334,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                 }
             }
             l.replaying = false;
-            String early = earlyPrefix(session);
-            try (KeyValueIterator<String, byte[]> it = state.range(early, early + "\uffff")) {
-                while (it.hasNext()) {
-                    it.next();
-                    l.early++;
-                }
-            }
+            l.early = earlyKeys(session).size();
             live.put(session, l);
         }
         l.timestamp = timestamp;
@@ -478,12 +481,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.endReason = reason;
         p.endedMs = context.currentSystemTimeMs();
         state.put(l.session, p.encode()); // first: whatever of the rest a cut-short end leaves, an ended session never reads
-        List<String> waiting = new ArrayList<>();
-        String early = earlyPrefix(l.session);
-        try (KeyValueIterator<String, byte[]> it = state.range(early, early + "\uffff")) {
-            it.forEachRemaining(kv -> waiting.add(kv.key));
-        }
-        waiting.forEach(state::delete);
+        earlyKeys(l.session).forEach(state::delete);
         for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
         state.delete(checkpointKey(l.session, 1));
         state.delete(checkpointKey(l.session, 2));
