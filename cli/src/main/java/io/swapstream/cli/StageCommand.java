@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.decode.streams.HangingTransactions;
 import io.swapstream.schemas.StageCounters;
 import java.io.PrintWriter;
 import java.nio.file.Path;

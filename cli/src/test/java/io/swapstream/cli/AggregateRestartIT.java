@@ -22,6 +22,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -47,9 +52,11 @@ import org.junit.jupiter.api.io.TempDir;
 class AggregateRestartIT {
     @TempDir Path dir;
 
-    @Test
-    void restartsBetweenAccumulatorWritesChangeNoRow(KafkaBroker.Bootstrap kafka) throws Exception {
-        String prefix = "restart" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    /** A generated session as the decode stage would send it: its batches, its end record, and the rows offline. */
+    record Session(String id, List<byte[]> batches, byte[] end, long window, Map<String, ThreadStats> expected) {}
+
+    /** 40,000 switches with about one window per batch. */
+    Session session() throws Exception {
         Path f = dir.resolve("t.etl");
         GeneratorOptions o = GeneratorOptions.defaults().withSwitches(40_000).withMode("cswitch").withPmc(2).withSeed(5);
         TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
@@ -65,7 +72,6 @@ class AggregateRestartIT {
             if (b.count() > 0) lastTimes.add(b.timeNanos(b.count() - 1));
             whole.accept(b);
         }, threads::add);
-        // about one window per batch
         long first = copies.get(0).timeNanos(0);
         long window = Math.max(1, (lastTimes.get(lastTimes.size() - 1) - first) / batches.size());
         SessionStatistics windowed = new SessionStatistics(window);
@@ -75,7 +81,35 @@ class AggregateRestartIT {
         for (ThreadStats t : whole.wholeSession()) expected.put(session + "/" + t.getThreadId(), t);
         for (ThreadStats t : windowed.windowed()) expected.put(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos(), t);
         assertTrue(batches.size() >= 16, batches.size() + " batches");
+        byte[] end = PipelineIT.SESSIONS.serialize("t", AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
+                .setSwitchCount(copies.stream().mapToLong(SwitchBatch::count).sum()).setThreadRecords(threads.size()).build());
+        return new Session(session, batches, end, window, expected);
+    }
 
+    /** The final rows of {@code topic}, once each (asserted), when they include every expected one. */
+    static Map<String, ThreadStats> finals(KafkaBroker.Bootstrap kafka, String topic, Map<String, ThreadStats> expected) throws Exception {
+        Map<String, ThreadStats> finals = new HashMap<>();
+        PipelineIT.read(kafka.servers(), topic, rs -> {
+            finals.clear();
+            for (ConsumerRecord<String, byte[]> rec : rs) {
+                ThreadStats t = PipelineIT.STATS.deserialize("t", rec.value());
+                if (!t.getFinal$()) continue;
+                assertEquals(null, finals.put(rec.key(), t), "final once: " + rec.key());
+            }
+            return finals.keySet().containsAll(expected.keySet());
+        });
+        for (Map.Entry<String, ThreadStats> e : expected.entrySet()) assertEquals(e.getValue(), finals.get(e.getKey()), e.getKey());
+        assertEquals(expected.size(), finals.size());
+        return finals;
+    }
+
+    @Test
+    void restartsBetweenAccumulatorWritesChangeNoRow(KafkaBroker.Bootstrap kafka) throws Exception {
+        String prefix = "restart" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        Session s = session();
+        List<byte[]> batches = s.batches();
+        String session = s.id();
+        long window = s.window();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()));
              KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.servers()),
                      new StringSerializer(), new ByteArraySerializer())) {
@@ -94,27 +128,60 @@ class AggregateRestartIT {
                 int until = r == restarts ? batches.size() : batches.size() * (r + 1) / (restarts + 1) + r % 3;
                 for (; sent < until; sent++) producer.send(new ProducerRecord<>(batchTopic, session, batches.get(sent))).get();
                 if (r == restarts) {
-                    producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, session,
-                            PipelineIT.SESSIONS.serialize("t", AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
-                                    .setSwitchCount(copies.stream().mapToLong(SwitchBatch::count).sum())
-                                    .setThreadRecords(threads.size()).build()))).get();
-                    Map<String, ThreadStats> finals = new HashMap<>();
-                    PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.THREAD_STATS, rs -> {
-                        finals.clear();
-                        for (ConsumerRecord<String, byte[]> rec : rs) {
-                            ThreadStats t = PipelineIT.STATS.deserialize("t", rec.value());
-                            if (!t.getFinal$()) continue;
-                            assertEquals(null, finals.put(rec.key(), t), "final once: " + rec.key());
-                        }
-                        return finals.keySet().containsAll(expected.keySet());
-                    });
-                    for (Map.Entry<String, ThreadStats> e : expected.entrySet()) assertEquals(e.getValue(), finals.get(e.getKey()), e.getKey());
-                    assertEquals(expected.size(), finals.size());
+                    producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, session, s.end())).get();
+                    finals(kafka, prefix + SwapstreamConfig.THREAD_STATS, s.expected());
                 }
                 awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, new TopicPartition(batchTopic, 0), sent);
                 aggregate.close(CloseOptions.timeout(Duration.ofSeconds(30))
                         .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
                 if (r % 2 == 1) Directories.deleteTree(dir.resolve("state"));
+            }
+        }
+    }
+
+    /**
+     * What a torn transaction can leave, made by hand: the stage's state committed with every final
+     * row it emitted, and those rows gone from the topic. Started again on that state, the stage sends
+     * them again, once each.
+     */
+    @Test
+    void finalRowsTheTopicLostAfterTheirStateCommittedAreSentAgainWhenTheStageStarts(KafkaBroker.Bootstrap kafka) throws Exception {
+        String prefix = "lost" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        Session s = session();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()));
+             KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.servers()),
+                     new StringSerializer(), new ByteArraySerializer())) {
+            TopicSetup.ensure(admin, prefix, 1, (short) 1);
+            String appId = "lost-" + prefix;
+            // never read back while it runs, so every final row stays kept; the start's look comes within 100 ms
+            Properties config = StageConfig.streams(StageConfig.AGGREGATE, kafka.servers(), appId, dir.resolve("state"), prefix,
+                    (short) 1, Map.of("commit.interval.ms", "100", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "3600000",
+                            SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS, "400"));
+            Topology topology = Pipeline.aggregateTopology(config, s.window(), 60_000);
+            StageConfig.createChangelogs(admin, topology, config, 1);
+            String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;
+            String stats = prefix + SwapstreamConfig.THREAD_STATS;
+            KafkaStreams first = new KafkaStreams(topology, config);
+            first.start();
+            for (byte[] b : s.batches()) producer.send(new ProducerRecord<>(batchTopic, s.id(), b)).get();
+            producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, s.id(), s.end())).get();
+            finals(kafka, stats, s.expected());
+            awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, new TopicPartition(batchTopic, 0), s.batches().size());
+            first.close(CloseOptions.timeout(Duration.ofSeconds(30))
+                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+            // the rows lost: deleted (a compacted topic allows it once it deletes too)
+            TopicPartition tp = new TopicPartition(stats, 0);
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, stats), List.of(new AlterConfigOp(
+                    new ConfigEntry("cleanup.policy", "compact,delete"), AlterConfigOp.OpType.SET)))).all().get();
+            long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
+            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(end))).all().get();
+            KafkaStreams second = new KafkaStreams(topology, config);
+            second.start();
+            try {
+                finals(kafka, stats, s.expected());
+            } finally {
+                second.close(CloseOptions.timeout(Duration.ofSeconds(30))
+                        .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             }
         }
     }

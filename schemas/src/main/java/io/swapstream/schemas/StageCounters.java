@@ -26,6 +26,10 @@ public final class StageCounters {
     public final LongAdder duplicateBatches = new LongAdder();
     /** Decode: batches sent again when a session's state was restored (the ones since the checkpoint before its last). */
     public final LongAdder batchesResent = new LongAdder();
+    /** Aggregate: final rows sent again as a task started, kept in its state and not found in the rows topic. */
+    public final LongAdder rowsResent = new LongAdder();
+    /** Aggregate: final rows not sent, found in the rows topic ahead of the state that emitted them. */
+    public final LongAdder duplicateRows = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
     public final AtomicLong sessionsOpen = new AtomicLong();
@@ -56,6 +60,8 @@ public final class StageCounters {
         m.put("windowsClosed", windowsClosed.sum());
         m.put("duplicateBatches", duplicateBatches.sum());
         m.put("batchesResent", batchesResent.sum());
+        m.put("rowsResent", rowsResent.sum());
+        m.put("duplicateRows", duplicateRows.sum());
         m.put("deadLetters", deadLetters.sum());
         m.put("sessionsEnded", sessionsEnded.sum());
         m.put("sessionsOpen", sessionsOpen.get());

@@ -44,6 +44,13 @@ public final class SwapstreamConfig {
      */
     public static final String AGGREGATE_MISSING_AFTER_MS = "swapstream.aggregate.missing.after.ms";
     public static final long DEFAULT_MISSING_AFTER_MS = 30_000L;
+    /**
+     * Aggregate: how often it reads its own final rows back from {@code etw.thread-stats} to drop them
+     * from the rows it keeps until seen there (default 10 s; 0: rows are neither kept nor read back,
+     * for a topology test without a broker).
+     */
+    public static final String AGGREGATE_CONFIRM_MS = "swapstream.aggregate.confirm.ms";
+    public static final long DEFAULT_CONFIRM_MS = 10_000L;
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;

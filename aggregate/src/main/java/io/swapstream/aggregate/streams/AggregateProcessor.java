@@ -58,11 +58,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * whole-session rows are emitted as they change and {@code final} once the decode stage's
  * end-of-session record says every batch and thread record has arrived.
  */
-final class AggregateProcessor implements Processor<String, Object, String, ThreadStats> {
+final class AggregateProcessor implements Processor<String, Object, String, byte[]> {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AggregateProcessor.class);
     private final long windowNanos;
     private final long emitIntervalMs;
-    private ProcessorContext<String, ThreadStats> context;
+    private ProcessorContext<String, byte[]> context;
     /** A session's progress, accumulators and redo entries: see {@link AggregateTopology#SESSIONS_STORE}. */
     private KeyValueStore<String, byte[]> store;
     private KeyValueStore<String, ThreadInfo> labels;
@@ -92,11 +92,23 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private long firstSessionOffset = -1;
     /** Sessions this task holds unfinished. */
     private final Map<String, Watch> watched = new HashMap<>();
+    /** Rows go out serialized: the bytes sent are the bytes kept and compared with the topic's. */
+    private final org.apache.kafka.common.serialization.Serializer<ThreadStats> rowWriter;
+    private final org.apache.kafka.common.serialization.Deserializer<ThreadStats> rowReader;
+    private final String statsTopic;
+    private final long confirmMs;
+    /** The final rows emitted and not yet seen in the rows topic (null: not kept, {@link SwapstreamConfig#AGGREGATE_CONFIRM_MS} 0). */
+    private FinalRowOutbox outbox;
+    private ThreadStatsPartition output;
 
     AggregateProcessor(String batchTopic, String sessionTopic, long windowNanos, long emitIntervalMs,
                        org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
                        org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions, int flushBatches, int keepWindows,
-                       long missingAfterMs) {
+                       long missingAfterMs, String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long confirmMs) {
+        this.statsTopic = statsTopic;
+        this.rowWriter = rows.serializer();
+        this.rowReader = rows.deserializer();
+        this.confirmMs = confirmMs;
         this.batchTopic = batchTopic;
         this.sessionTopic = sessionTopic;
         this.sessions = sessions;
@@ -359,7 +371,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     public static boolean isPart(String key) { return key.indexOf(PART) >= 0; }
 
     @Override
-    public void init(ProcessorContext<String, ThreadStats> context) {
+    public void init(ProcessorContext<String, byte[]> context) {
         this.context = context;
         this.store = context.getStateStore(AggregateTopology.SESSIONS_STORE);
         this.labels = context.getStateStore(AggregateTopology.THREADS_STORE);
@@ -380,6 +392,16 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
             }
         }
         unfinished.forEach(this::watch);
+        outbox = null;
+        if (confirmMs > 0) {
+            output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition(), context.appConfigs(),
+                    context.applicationId() + "-" + context.taskId() + "-rows");
+            outbox = new FinalRowOutbox(store, output, bytes -> rowReader.deserialize(statsTopic, bytes).getFinal$());
+            context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> {
+                started();
+                outbox.confirm();
+            });
+        }
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
         context.schedule(Duration.ofMillis(Math.max(100, missingAfterMs / 4)), PunctuationType.WALL_CLOCK_TIME, this::lookForMissing);
     }
@@ -387,11 +409,37 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     @Override
     public void close() {
         open.clear();
+        if (output != null) output.close();
         if (inputs != null) inputs.close();
+    }
+
+    /**
+     * Before the task emits anything after it starts: the final rows its state kept and the topic
+     * lacks go out again, and the final rows the topic has ahead of its state are noted (see FinalRowOutbox).
+     */
+    private void started() {
+        if (outbox == null || outbox.started()) return;
+        boolean empty;
+        try (KeyValueIterator<String, byte[]> it = store.all()) {
+            empty = !it.hasNext();
+        }
+        int resent = outbox.start(empty, r -> {
+            ThreadStats t = rowReader.deserialize(statsTopic, r.value());
+            String[] parts = r.key().split("/");
+            latest.put(parts.length == 3 ? AggregateTopology.windowRowKey(t.getSession(), t.getWindowStartNanos(), t.getThreadId()) : r.key(), t);
+            context.forward(new Record<>(r.key(), r.value(), r.timestamp()));
+        });
+        StageCounters.AGGREGATE.rowsResent.add(resent);
     }
 
     @Override
     public void process(Record<String, Object> record) {
+        started();
+        aggregate(record);
+        if (outbox != null) outbox.writePage();
+    }
+
+    private void aggregate(Record<String, Object> record) {
         String session = SessionPartitioner.session(record.key());
         Object v = record.value();
         RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
@@ -556,6 +604,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
      * The gap case of {@link #lookForBatches}, when nothing of the session comes after the gap to show it.
      */
     private void lookForMissing(long now) {
+        started();
+        lookForMissingRecords(now);
+        if (outbox != null) outbox.writePage();
+    }
+
+    private void lookForMissingRecords(long now) {
         int partition = context.taskId().partition();
         long sessionsUntil = -1;
         long batchesUntil = -1;
@@ -641,6 +695,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
      * whole-session accumulator) and its open window, together.
      */
     private void emitChanged() {
+        started();
         for (Open o : open.values()) {
             for (Slot w : o.window.values()) {
                 if (!w.changedSinceEmit) continue;
@@ -725,7 +780,12 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
         // the store answers queries: whole-session rows and the session's last few windows; the topic has them all
         latest.put(windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid), stats);
+        byte[] bytes = rowWriter.serialize(statsTopic, stats);
+        if (isFinal && outbox != null && !outbox.emitting(o.session, key, bytes, o.timestamp)) {
+            StageCounters.AGGREGATE.duplicateRows.increment();
+            return;
+        }
         StageCounters.AGGREGATE.statsOut.increment();
-        context.forward(new Record<>(key, stats, o.timestamp));
+        context.forward(new Record<>(key, bytes, o.timestamp));
     }
 }

@@ -97,6 +97,8 @@ public final class AggregateTopology {
                 SwapstreamConfig.DEFAULT_MISSING_AFTER_MS);
         if (missingAfterMs < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS + " must be at least 1");
         if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
+        long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
+        if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_CONFIRM_MS + " must be 0 (off) or more");
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
                 serdes.serde(TraceSession.class, config)).withCachingEnabled());
         // no cache: each accumulator is written once per flush, and thousands of them overflow one
@@ -115,9 +117,11 @@ public final class AggregateTopology {
                 .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES),
                                 topic(config, SwapstreamConfig.SESSIONS), windowNanos, emitIntervalMs,
                                 SwitchBatchSerde.forConfig(config).deserializer(),
-                                serdes.serde(TraceSession.class, config).deserializer(), flushBatches, keepWindows, missingAfterMs),
+                                serdes.serde(TraceSession.class, config).deserializer(), flushBatches, keepWindows, missingAfterMs,
+                                topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), confirmMs),
                         Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
-                .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(),
-                        serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
+                // serialized by the processor: the bytes it sends are the bytes it keeps until it reads them back
+                .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(), Serdes.ByteArray())
+                        .withStreamPartitioner(new SessionPartitioner<>()));
     }
 }

@@ -139,6 +139,12 @@ public final class InputRecordReader implements AutoCloseable {
         return consumer.endOffsets(List.of(tp), READ_TIMEOUT).get(tp);
     }
 
+    /** How many partitions {@code topic} has. */
+    public int partitionCount(String topic) {
+        open();
+        return consumer.partitionsFor(topic, READ_TIMEOUT).size();
+    }
+
     /** The first offset {@code tp} still holds. */
     public long beginningOffset(TopicPartition tp) {
         open();

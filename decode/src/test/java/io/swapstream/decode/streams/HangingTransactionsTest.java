@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.decode.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
