@@ -233,9 +233,14 @@ class PipelineIT {
             // the aggregate ends it too: every row final, the session's state gone
             read(kafka, SwapstreamConfig.THREAD_STATS, rs -> finishedSwitches(p.aggregate, session) != null);
             assertEquals((long) end.getSwitchCount(), finishedSwitches(p.aggregate, session));
-            // the decode stage keeps only the ended session's progress (keys of checkpoints and redo entries are longer)
-            assertTrue(StateSizeIT.keys(p.decode, io.swapstream.decode.streams.DecodeTopology.PROGRESS_STORE).stream()
-                    .noneMatch(k -> k.contains(session) && !k.equals(session)), "no checkpoint or redo entry is left");
+            // the decode stage keeps only the ended session's progress (keys of checkpoints and redo entries are longer),
+            // once it has read the end record back (every swapstream.decode.confirm.ms)
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+            while (StateSizeIT.keys(p.decode, io.swapstream.decode.streams.DecodeTopology.PROGRESS_STORE).stream()
+                    .anyMatch(k -> k.contains(session) && !k.equals(session))) {
+                assertTrue(System.nanoTime() < deadline, "no checkpoint or redo entry is left once the end record was read back");
+                Thread.sleep(200);
+            }
             assertTrue(StateSizeIT.keys(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.SESSIONS_STORE).stream()
                     .noneMatch(k -> k.startsWith(session) && !k.equals(session)), "no accumulator or redo entry is left");
             assertTrue(StateSizeIT.keys(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.THREADS_STORE).stream()

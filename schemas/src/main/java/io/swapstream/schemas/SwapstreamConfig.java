@@ -51,6 +51,12 @@ public final class SwapstreamConfig {
      */
     public static final String AGGREGATE_CONFIRM_MS = "swapstream.aggregate.confirm.ms";
     public static final long DEFAULT_CONFIRM_MS = 10_000L;
+    /**
+     * Decode: how often it reads the end records of the sessions it ended back from {@code etw.sessions},
+     * to drop what it keeps to send a session's last batches and end record again (default 10 s; 0:
+     * nothing is kept, for a topology test without a broker).
+     */
+    public static final String DECODE_CONFIRM_MS = "swapstream.decode.confirm.ms";
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;

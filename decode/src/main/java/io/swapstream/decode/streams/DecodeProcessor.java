@@ -8,6 +8,7 @@ import io.swapstream.schemas.StageCounters;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.etw.BufferDecoder;
 import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.etw.LogfileHeader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,7 +80,20 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      */
     private long firstOffset = -1;
 
-    DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers) {
+    /** Where end records go, and how they are kept until read back from there (see {@link #confirmEnds}). */
+    private final String sessionTopic;
+    private final org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords;
+    private final long confirmMs;
+    /** Whether this task has looked for the end records of the sessions it ended, since it was assigned. */
+    private boolean endsLooked;
+    /** Sessions ended and kept, as far as this task knows: none means no look at the sessions topic. */
+    private long endsKept = -1;
+
+    DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers, String sessionTopic,
+                    org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords, long confirmMs) {
+        this.sessionTopic = sessionTopic;
+        this.sessionRecords = sessionRecords;
+        this.confirmMs = confirmMs;
         this.rawTopic = rawTopic;
         this.checkpointBuffers = checkpointBuffers;
         this.batchRows = batchRows;
@@ -148,6 +162,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         firstOffset = -1;
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
+        endsLooked = false;
+        endsKept = -1;
+        if (confirmMs > 0) context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> confirmEnds(false));
     }
 
     @Override
@@ -158,6 +175,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     @Override
     public void process(Record<String, byte[]> record) {
+        if (!endsLooked) confirmEnds(true);
         StageCounters.DECODE.recordsIn.increment();
         if (firstOffset < 0) context.recordMetadata().ifPresent(m -> firstOffset = m.offset());
         String session = record.key();
@@ -460,16 +478,24 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (reason.equals("idle-timeout")) {
             lost(p, "no buffer for " + idleTimeoutMs / 1000 + " s: the session was ended as incomplete");
         }
+        byte[] before = p.encode(); // where a restore starts: kept with the end record, to send both again
         l.decoder.finish();
         StageCounters.DECODE.buffersLost.add(lost);
+        boolean keep = false;
         if (l.decoder.session() != null) {
             StageCounters.DECODE.eventsLost.add(Math.max(0, l.decoder.session().eventsLost()));
             var c = l.decoder.counters();
             // a session that lost anything, or was cut short, is never presented as complete
-            forward(l.session, AvroRecords.of(l.decoder.session()).setComplete(lost == 0 && reason.equals("end-marker"))
+            TraceSession record = AvroRecords.of(l.decoder.session()).setComplete(lost == 0 && reason.equals("end-marker"))
                     .setEndReason(reason).setBuffers(p.next).setSwitchCount(p.switches).setThreadRecords(p.threads)
                     .setDeadLetters(lost).setLossReasons(new ArrayList<>(p.lossReasons))
-                    .setInconsistencies(c.oldThreadNotLastSwitchedIn).build(), l.timestamp);
+                    .setInconsistencies(c.oldThreadNotLastSwitchedIn).build();
+            forward(l.session, record, l.timestamp);
+            keep = confirmMs > 0;
+            if (keep) {
+                state.put(endedKey(l.session), EndedSession.encode(before, l.timestamp, sessionRecords.serializer().serialize(sessionTopic, record)));
+                endsKept = Math.max(endsKept, 0) + 1;
+            }
         } else {
             deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
@@ -482,17 +508,110 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.endedMs = context.currentSystemTimeMs();
         state.put(l.session, p.encode()); // first: whatever of the rest a cut-short end leaves, an ended session never reads
         earlyKeys(l.session).forEach(state::delete);
-        for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
-        state.delete(checkpointKey(l.session, 1));
-        state.delete(checkpointKey(l.session, 2));
+        if (!keep) { // else kept until the end record is read back
+            for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
+            state.delete(checkpointKey(l.session, 1));
+            state.delete(checkpointKey(l.session, 2));
+        }
         live.remove(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
         context.commit();
     }
 
+    /**
+     * Reads the end records of the sessions this task ended and kept back from its partition of the
+     * sessions topic, from where it last looked to its last stable offset, and forgets what it kept of
+     * those it finds. After a broker's kill -9 a transaction was seen committed on this stage's
+     * changelog and aborted on its outputs (BrokerCrashIT loop, run 1143): the one that ends a session
+     * would leave the session ended in the state, and its last batches and end record lost, with
+     * nothing to send them again. So an ended session keeps its two checkpoints, its redo entries and
+     * its end record until the record is read back; when the task starts ({@code starting}), it sends
+     * again what it finds missing: the batches since the checkpoint before the last, numbered as
+     * before, and the end record (the sessions topic is compacted by session, and the aggregate takes
+     * one end).
+     */
+    private void confirmEnds(boolean starting) {
+        if (confirmMs <= 0) return;
+        if (starting) endsLooked = true;
+        if (endsKept == 0) return;
+        Map<String, byte[]> kept = new HashMap<>();
+        try (KeyValueIterator<String, byte[]> it = state.range(ENDED_KEYS, ENDED_KEYS + "\uffff")) {
+            it.forEachRemaining(kv -> kept.put(kv.key.substring(ENDED_KEYS.length()), kv.value));
+        }
+        endsKept = kept.size();
+        if (kept.isEmpty()) return;
+        TopicPartition tp = new TopicPartition(sessionTopic, context.taskId().partition());
+        byte[] meta = state.get(ENDS_LOOKED_TO);
+        long end;
+        try {
+            end = inputs.endOffset(tp);
+            long begin = inputs.beginningOffset(tp);
+            long from = meta != null ? java.nio.ByteBuffer.wrap(meta).getLong() : end - ENDS_LOOKBACK;
+            inputs.scan(tp, Math.max(from, begin), end, r -> {
+                String session = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
+                if (session == null || r.value() == null || !kept.containsKey(session)) return;
+                if (sessionRecords.deserializer().deserialize(sessionTopic, r.value()).getEndReason() == null) return;
+                forgetEnded(session, kept.remove(session));
+            });
+        } catch (KafkaException | IllegalStateException e) {
+            if (starting) throw new KafkaException("could not read back the end records of the sessions this task ended: " + e.getMessage(), e);
+            LOG.warn("could not read back the end records of the sessions this task ended from {}: {}", tp, e.getMessage());
+            return;
+        }
+        state.put(ENDS_LOOKED_TO, java.nio.ByteBuffer.allocate(8).putLong(end).array());
+        if (starting) kept.forEach(this::sendEndAgain);
+        endsKept = kept.size();
+    }
+
+    /** The last batches and the end record of a session the state has ended, sent again: the topics lack its end record. */
+    private void sendEndAgain(String session, byte[] kept) {
+        DecodeProgress before = EndedSession.progress(kept);
+        Live l = live(session, before, EndedSession.timestamp(kept));
+        l.replaying = true;
+        l.decoder.finish();
+        l.replaying = false;
+        live.remove(session);
+        context.forward(new Record<>(session, sessionRecords.deserializer().deserialize(sessionTopic, EndedSession.record(kept)),
+                EndedSession.timestamp(kept)));
+        LOG.warn("session {}: the state has ended it, and its end record was not in {}: its batches since the checkpoint before"
+                + " the last (up to number {}) and its end record sent again", session, sessionTopic, l.resent - 1);
+    }
+
+    /** What the state kept of an ended session to send its end again: gone once the end record is read back. */
+    private void forgetEnded(String session, byte[] kept) {
+        DecodeProgress before = EndedSession.progress(kept);
+        for (long i = before.previousCheckpointNext; i < before.next; i++) state.delete(redoKey(session, i));
+        state.delete(checkpointKey(session, 1));
+        state.delete(checkpointKey(session, 2));
+        state.delete(endedKey(session));
+    }
+
+    /** An ended session's progress before its end (where a restore starts), the end's record timestamp, and its end record. */
+    private static final class EndedSession {
+        static byte[] encode(byte[] progress, long timestamp, byte[] record) {
+            return java.nio.ByteBuffer.allocate(12 + progress.length + record.length).putInt(progress.length).put(progress)
+                    .putLong(timestamp).put(record).array();
+        }
+
+        static DecodeProgress progress(byte[] value) {
+            return Checkpoint.progress(value);
+        }
+
+        static long timestamp(byte[] value) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(value);
+            return b.getLong(4 + b.getInt(0));
+        }
+
+        static byte[] record(byte[] value) {
+            int n = java.nio.ByteBuffer.wrap(value).getInt();
+            return java.util.Arrays.copyOfRange(value, 12 + n, value.length);
+        }
+    }
+
     /** Ends, as incomplete, every open session that has had no buffer for the idle timeout. */
     private void endIdleSessions(long now) {
+        if (!endsLooked) confirmEnds(true);
         List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
         int open = 0;
         // from the first key after the parts: progress records only, never a checkpoint's megabytes
@@ -555,6 +674,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return "" + PART + REDO + session + PART + (index % SwapstreamConfig.REDO_SLOTS);
     }
 
+    static String endedKey(String session) {
+        return ENDED_KEYS + session;
+    }
+
+    /** How far back a task that has never looked reads the sessions topic: a few records per session. */
+    static final long ENDS_LOOKBACK = 65_536;
+
     static String earlyKey(String session, long index) {
         return earlyPrefix(session) + String.format("%012d", index);
     }
@@ -579,6 +705,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private static final char OTHER_CHECKPOINT = 'p';
     private static final char REDO = 'r';
     private static final char EARLY = 'e';
+    /** Keys of ended sessions' kept end records (see confirmEnds). */
+    private static final String ENDED_KEYS = "" + PART + 'f';
+    /** Where the last look for end records ended in the sessions topic (a key no session's holds). */
+    private static final String ENDS_LOOKED_TO = "" + PART + 'F';
 
     private static Integer maxWaitReason(Headers h) {
         String v = header(h, SwapstreamConfig.HEADER_MAX_WAIT_REASON, null);

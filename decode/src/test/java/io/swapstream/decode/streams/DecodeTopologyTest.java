@@ -291,7 +291,9 @@ class DecodeTopologyTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(state).toString());
         StreamsBuilder b = new StreamsBuilder();
-        DecodeTopology.build(b, config);
+        Map<String, String> all = new java.util.HashMap<>(config);
+        all.putIfAbsent(SwapstreamConfig.DECODE_CONFIRM_MS, "0"); // no broker to read the end records back from
+        DecodeTopology.build(b, all);
         return new TopologyTestDriver(b.build(), p);
     }
 

@@ -41,6 +41,22 @@ class HangingTransactionsTest {
     }
 
     @Test
+    void onATasksOwnPartitionBeforeItWritesOnlyATransactionWhoseMarkersAreOnTheirWayWillEndByItself() {
+        TopicPartition tp = new TopicPartition("live.thread-stats", 0);
+        assertTrue(HangingTransactions.ending(open(0, 1, 21L), coordinator(0, 1, TransactionState.PREPARE_COMMIT), tp));
+        assertTrue(HangingTransactions.ending(open(0, 1, 21L), coordinator(0, 1, TransactionState.PREPARE_ABORT), tp));
+        assertTrue(HangingTransactions.ending(open(0, 1, 21L),
+                new TransactionDescription(1, TransactionState.ONGOING, 0, 1, 10_000, OptionalLong.empty(), Set.of(tp)), tp),
+                "for all the coordinator says, still written");
+        // seen after a restarted single node dropped a marker and recorded the transaction complete: the producer kept its epoch
+        assertFalse(HangingTransactions.ending(open(0, 1, 21L), coordinator(0, 1, TransactionState.COMPLETE_COMMIT), tp));
+        assertFalse(HangingTransactions.ending(open(0, 1, 21L), coordinator(0, 1, TransactionState.ONGOING), tp),
+                "the producer's current transaction has not added this partition");
+        assertFalse(HangingTransactions.ending(open(0, 0, 21L), coordinator(0, 1, TransactionState.PREPARE_COMMIT), tp),
+                "an older epoch's");
+    }
+
+    @Test
     void theAbortNamesThePartitionProducerAndEpochFound() {
         TopicPartition tp = new TopicPartition("live.switch-batches", 0);
         var h = new HangingTransactions.Hanging(tp, open(0, 0, 2L), coordinator(0, 1, TransactionState.EMPTY));
