@@ -56,7 +56,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * emitting nothing, and goes on as before. A window is emitted
  * once, {@code final}, as soon as the session's switches pass its end, and its state is dropped;
  * whole-session rows are emitted as they change and {@code final} once the decode stage's
- * end-of-session record says every batch and thread record has arrived.
+ * end-of-session record says every batch and thread record has arrived. Final rows are kept in the
+ * state until read back from the rows topic ({@link FinalRowOutbox}): a transaction torn by a broker's
+ * kill -9 neither loses nor doubles them.
  */
 final class AggregateProcessor implements Processor<String, Object, String, byte[]> {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AggregateProcessor.class);
@@ -399,7 +401,12 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             outbox = new FinalRowOutbox(store, output, bytes -> rowReader.deserialize(statsTopic, bytes).getFinal$());
             context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> {
                 started();
-                outbox.confirm();
+                try {
+                    outbox.confirm();
+                } catch (KafkaException | IllegalStateException e) {
+                    // the rows stay kept: the next look reads from where this one began
+                    LOG.warn("could not read the rows back from {}: {}", statsTopic, e.getMessage());
+                }
             });
         }
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * buffers that arrived early, until the gap before them fills. A checkpoint per buffer would cost
  * its encoding, megabytes when the merge waits for a quiet processor, for every 64 KiB buffer.
  * A session ends with its end marker, or as incomplete after {@code idleTimeoutMs} without a buffer;
- * its state is then dropped. A buffer that fails its check is a dead letter; a failure after the
+ * its state is dropped once its end record is read back from the sessions topic (see {@link #confirmEnds}). A buffer that fails its check is a dead letter; a failure after the
  * decoder's state changed cannot be undone record by record, so it stops the task, which restarts
  * from the last commit.
  */
