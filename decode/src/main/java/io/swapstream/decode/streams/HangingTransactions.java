@@ -88,17 +88,11 @@ public final class HangingTransactions {
             if (!o.isEmpty()) open.put(tp, o);
         });
         if (open.isEmpty()) return List.of();
-        Set<Long> ids = open.values().stream().flatMap(List::stream).map(ProducerState::producerId).collect(Collectors.toSet());
-        Map<Long, String> transactionalIds = new HashMap<>();
-        for (TransactionListing l : admin.listTransactions(new ListTransactionsOptions().filterProducerIds(ids)).all().get()) {
-            transactionalIds.put(l.producerId(), l.transactionalId());
-        }
-        if (transactionalIds.isEmpty()) return List.of();
-        Map<String, TransactionDescription> coordinators = admin.describeTransactions(transactionalIds.values()).all().get();
+        Map<Long, TransactionDescription> coordinators = coordinators(admin, open.values().stream().flatMap(List::stream).toList());
         List<Hanging> out = new ArrayList<>();
         open.forEach((tp, states) -> {
             for (ProducerState s : states) {
-                TransactionDescription c = coordinators.get(transactionalIds.get(s.producerId()));
+                TransactionDescription c = coordinators.get(s.producerId());
                 if (c != null && hanging(s, c)) out.add(new Hanging(tp, s, c));
             }
         });
