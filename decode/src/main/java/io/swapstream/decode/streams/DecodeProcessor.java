@@ -188,6 +188,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         Live known = live.get(session);
         DecodeProgress p = known != null ? known.progress : stored(session);
         if (p.ended()) {
+            // a restarted ingester sends its last transaction's buffers again when it cannot find them in the topic
+            long index = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
+            if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null || index >= 0 && index < p.next) return;
             deadLetter(session, headers, record.value(), "after-session-end", "session " + session + " has ended (" + p.endReason
                     + "): a buffer that came after its end", record.timestamp());
             return;
