@@ -551,10 +551,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             end = inputs.endOffset(tp);
             long begin = inputs.beginningOffset(tp);
             long from = meta != null ? java.nio.ByteBuffer.wrap(meta).getLong() : end - ENDS_LOOKBACK;
+            var records = sessionRecords.deserializer();
             inputs.scan(tp, Math.max(from, begin), end, r -> {
                 String session = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
                 if (session == null || r.value() == null || !kept.containsKey(session)) return;
-                if (sessionRecords.deserializer().deserialize(sessionTopic, r.value()).getEndReason() == null) return;
+                if (records.deserialize(sessionTopic, r.value()).getEndReason() == null) return;
                 forgetEnded(session, kept.remove(session));
             });
         } catch (KafkaException | IllegalStateException e) {
