@@ -223,11 +223,18 @@ public final class DirectoryIngest implements AutoCloseable {
                     else out.put(r.key(), Position.decode(r.value()));
                 }
             }
-            lastTxn = out.values().stream().mapToLong(p -> p.txn).max().orElse(0);
+            // the topic holds every watcher's positions, each watcher counting its own transactions
+            Path dir = settings.dir().toAbsolutePath().normalize();
+            Map<String, Position> mine = new HashMap<>();
+            out.forEach((session, p) -> {
+                Path parent = Path.of(p.path).toAbsolutePath().normalize().getParent();
+                if (dir.equals(parent)) mine.put(session, p);
+            });
+            lastTxn = mine.values().stream().mapToLong(p -> p.txn).max().orElse(0);
             // After a broker's kill -9 one transaction was seen committed on some partitions and aborted on others
             // (README, "Transactions"): positions committed with their buffers lost would go on past buffers no reader
             // ever gets. Only the last transaction can be torn so: its sessions' last records are looked for.
-            for (Map.Entry<String, Position> e : out.entrySet()) {
+            for (Map.Entry<String, Position> e : mine.entrySet()) {
                 Position p = e.getValue();
                 if (lastTxn == 0 || p.txn != lastTxn || p.lastOffset < 0 || published(consumer, p)) continue;
                 log.accept("session " + e.getKey() + ": its position was committed and its last record (" + rawTopic + "-"
