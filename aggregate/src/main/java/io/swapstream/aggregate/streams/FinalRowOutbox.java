@@ -53,6 +53,8 @@ final class FinalRowOutbox {
         /** Its committed records from {@code from} up to, not including, {@code until}: key and value. */
         void scan(long from, long until, BiConsumer<String, byte[]> each);
 
+        String topic();
+
         int partition();
 
         /** How many partitions the rows topic has. */
@@ -142,12 +144,12 @@ final class FinalRowOutbox {
             pending.add(r);
         }
         if (!kept.isEmpty()) {
-            LOG.warn("{} final row(s) kept in the state were not in {} partition {} from offset {} to {}: sent again", kept.size(),
-                    "the rows topic", log.partition(), from, end);
+            LOG.warn("{} final row(s) kept in the state were not in {}-{} from offset {} to {}: sent again", kept.size(),
+                    log.topic(), log.partition(), from, end);
         }
         if (!alreadyOut.isEmpty()) {
-            LOG.warn("{} final row(s) in the rows topic partition {} from offset {} to {} are ahead of the committed state: they"
-                    + " will not be sent again when the state reaches them", alreadyOut.size(), log.partition(), from, end);
+            LOG.warn("{} final row(s) in {}-{} from offset {} to {} are ahead of the committed state: they will not be sent"
+                    + " again when the state reaches them", alreadyOut.size(), log.topic(), log.partition(), from, end);
         }
         keptRows = 0;
         scanFrom = end;

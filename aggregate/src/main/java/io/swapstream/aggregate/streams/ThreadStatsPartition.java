@@ -66,6 +66,11 @@ final class ThreadStatsPartition implements FinalRowOutbox.OutputLog, AutoClosea
     }
 
     @Override
+    public String topic() {
+        return tp.topic();
+    }
+
+    @Override
     public int partition() {
         return tp.partition();
     }

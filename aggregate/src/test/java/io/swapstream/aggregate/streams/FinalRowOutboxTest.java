@@ -60,6 +60,7 @@ class FinalRowOutboxTest {
                 scans++;
                 for (long i = from; i < until; i++) each.accept(topic.get((int) i).getKey(), topic.get((int) i).getValue());
             }
+            public String topic() { return "etw.thread-stats"; }
             public int partition() { return 0; }
             public int partitions() { return PARTITIONS; }
         }, v -> v[0] == 'F');
