@@ -57,6 +57,11 @@ public final class SwapstreamConfig {
      * nothing is kept, for a topology test without a broker).
      */
     public static final String DECODE_CONFIRM_MS = "swapstream.decode.confirm.ms";
+    /**
+     * How far back, in records, a stage reads its own output the first time it looks for what it kept
+     * (a state from before it kept anything): more than one transaction's worth.
+     */
+    public static final long READ_BACK_RECORDS = 65_536;
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;

@@ -101,7 +101,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     private final long confirmMs;
     /** The final rows emitted and not yet seen in the rows topic (null: not kept, {@link SwapstreamConfig#AGGREGATE_CONFIRM_MS} 0). */
     private FinalRowOutbox outbox;
-    private ThreadStatsPartition output;
 
     AggregateProcessor(String batchTopic, String sessionTopic, long windowNanos, long emitIntervalMs,
                        org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
@@ -396,7 +395,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         unfinished.forEach(this::watch);
         outbox = null;
         if (confirmMs > 0) {
-            output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition(), context.appConfigs(),
+            ThreadStatsPartition output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition(), context.appConfigs(),
                     context.applicationId() + "-" + context.taskId() + "-rows");
             outbox = new FinalRowOutbox(store, output, bytes -> rowReader.deserialize(statsTopic, bytes).getFinal$());
             context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> {
@@ -416,7 +415,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     @Override
     public void close() {
         open.clear();
-        if (output != null) output.close();
         if (inputs != null) inputs.close();
     }
 

@@ -9,7 +9,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
+import io.swapstream.schemas.SwapstreamConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,9 +52,7 @@ final class FinalRowOutbox {
         /** The partition's last stable offset: a read_committed reader's end. */
         long end();
 
-        long beginning();
-
-        /** Its committed records from {@code from} up to, not including, {@code until}: key and value. */
+        /** Its committed records from {@code from} (or its first, if later) up to, not including, {@code until}: key and value. */
         void scan(long from, long until, BiConsumer<String, byte[]> each);
 
         String topic();
@@ -67,11 +69,6 @@ final class FinalRowOutbox {
     /** Where the outbox's keys begin in the sessions store: before every session's. */
     static final String META = AggregateProcessor.PART + "o";
     static final String PAGES = META + "/";
-    /**
-     * How far back a task reads its partition when its state holds sessions but no outbox yet (the
-     * state of an earlier version): further than one transaction's rows.
-     */
-    static final long LOOKBACK = 65_536;
 
     private final KeyValueStore<String, byte[]> store;
     private final OutputLog log;
@@ -114,37 +111,25 @@ final class FinalRowOutbox {
         }
         long end = log.end();
         byte[] meta = store.get(META);
-        long from;
-        if (meta != null) {
-            readMeta(meta);
-            from = scanFrom;
-        } else {
-            nextPage = 0;
-            from = stateEmpty ? end : Math.max(log.beginning(), end - LOOKBACK);
-        }
-        Map<String, Row> kept = new LinkedHashMap<>();
-        List<String> pages = new ArrayList<>();
-        forEachPage((page, rows) -> {
-            pages.add(page);
-            for (Row r : rows) kept.put(r.key, r);
+        // a state without an outbox yet (an earlier version's) looks back; the scan starts no earlier than the topic does
+        long from = meta != null ? readScanFrom(meta) : stateEmpty ? end : end - SwapstreamConfig.READ_BACK_RECORDS;
+        Map<String, List<Row>> pages = pages();
+        Set<String> seen = readBack(pages, from, end, (key, value) -> {
+            if (value != null && isFinal.test(value)) alreadyOut.put(key, value);
         });
-        long[] seen = {0};
-        log.scan(from, end, (key, value) -> {
-            Row r = kept.get(key);
-            if (r != null && Arrays.equals(r.value, value)) {
-                kept.remove(key);
-                seen[0]++;
-            } else if (value != null && isFinal.test(value)) {
-                alreadyOut.put(key, value);
+        // every page goes; what was not seen is kept again, in one page from 0
+        pages.keySet().forEach(store::delete);
+        nextPage = 0;
+        for (List<Row> rows : pages.values()) {
+            for (Row r : rows) {
+                if (seen.contains(r.key)) continue;
+                resend.accept(r);
+                pending.add(r);
             }
-        });
-        pages.forEach(store::delete);
-        for (Row r : kept.values()) {
-            resend.accept(r);
-            pending.add(r);
         }
-        if (!kept.isEmpty()) {
-            LOG.warn("{} final row(s) kept in the state were not in {}-{} from offset {} to {}: sent again", kept.size(),
+        int resent = pending.size();
+        if (resent > 0) {
+            LOG.warn("{} final row(s) kept in the state were not in {}-{} from offset {} to {}: sent again", resent,
                     log.topic(), log.partition(), from, end);
         }
         if (!alreadyOut.isEmpty()) {
@@ -152,11 +137,10 @@ final class FinalRowOutbox {
                     + " again when the state reaches them", alreadyOut.size(), log.topic(), log.partition(), from, end);
         }
         keptRows = 0;
-        scanFrom = end;
         started = true;
         writePage();
-        store.put(META, meta());
-        return kept.size();
+        lookedTo(end);
+        return resent;
     }
 
     /**
@@ -177,7 +161,6 @@ final class FinalRowOutbox {
     void writePage() {
         if (pending.isEmpty()) return;
         store.put(pageKey(nextPage++), encode(pending));
-        store.put(META, meta());
         keptRows += pending.size();
         pending.clear();
     }
@@ -194,18 +177,10 @@ final class FinalRowOutbox {
     void confirm() {
         writePage();
         long end = log.end();
-        if (keptRows > 0 && end > scanFrom) {
-            Map<String, Row> kept = new HashMap<>();
-            Map<String, List<Row>> pages = new LinkedHashMap<>();
-            forEachPage((page, rows) -> {
-                pages.put(page, rows);
-                for (Row r : rows) kept.put(r.key, r);
-            });
-            java.util.Set<String> seen = new java.util.HashSet<>();
-            log.scan(scanFrom, end, (key, value) -> {
-                Row r = kept.get(key);
-                if (r != null && Arrays.equals(r.value, value)) seen.add(key);
-            });
+        if (end == scanFrom) return;
+        if (keptRows > 0) {
+            Map<String, List<Row>> pages = pages();
+            Set<String> seen = readBack(pages, scanFrom, end, (key, value) -> { });
             keptRows = 0;
             for (Map.Entry<String, List<Row>> p : pages.entrySet()) {
                 List<Row> left = p.getValue().stream().filter(r -> !seen.contains(r.key)).toList();
@@ -214,10 +189,23 @@ final class FinalRowOutbox {
                 keptRows += left.size();
             }
         }
-        if (end != scanFrom) {
-            scanFrom = end;
-            store.put(META, meta());
-        }
+        lookedTo(end);
+    }
+
+    /**
+     * The keys of the kept rows in {@code pages} found in the partition from {@code from} up to
+     * {@code end}, key and bytes alike; {@code other} gets each record that is not one of them.
+     */
+    private Set<String> readBack(Map<String, List<Row>> pages, long from, long end, BiConsumer<String, byte[]> other) {
+        Map<String, Row> kept = new HashMap<>();
+        pages.values().forEach(rows -> rows.forEach(r -> kept.put(r.key, r)));
+        Set<String> seen = new HashSet<>();
+        log.scan(from, end, (key, value) -> {
+            Row r = kept.get(key);
+            if (r != null && Arrays.equals(r.value, value)) seen.add(key);
+            else other.accept(key, value);
+        });
+        return seen;
     }
 
     private boolean here(String session) {
@@ -233,12 +221,13 @@ final class FinalRowOutbox {
         return lastSessionHere;
     }
 
-    private void forEachPage(BiConsumer<String, List<Row>> each) {
-        List<KeyValue<String, byte[]>> all = new ArrayList<>();
+    /** The kept rows, by page, in page order. */
+    private Map<String, List<Row>> pages() {
+        Map<String, List<Row>> pages = new LinkedHashMap<>();
         try (KeyValueIterator<String, byte[]> it = store.prefixScan(PAGES, new StringSerializer())) {
-            it.forEachRemaining(all::add);
+            it.forEachRemaining(kv -> pages.put(kv.key, decode(kv.value)));
         }
-        for (KeyValue<String, byte[]> kv : all) each.accept(kv.key, decode(kv.value));
+        return pages;
     }
 
     static String pageKey(long page) {
@@ -246,27 +235,18 @@ final class FinalRowOutbox {
         return PAGES + "0".repeat(Math.max(0, 20 - digits.length())) + digits;
     }
 
-    private byte[] meta() {
-        ByteArrayOutputStream b = new ByteArrayOutputStream(24);
-        try (DataOutputStream o = new DataOutputStream(b)) {
-            o.writeByte(1);
-            o.writeLong(nextPage);
-            o.writeLong(scanFrom);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return b.toByteArray();
+    /**
+     * Where the next read-back starts: the partition's last stable offset when this one looked, put in
+     * the state only then (the pages need no count kept: a start rewrites them from 0).
+     */
+    private void lookedTo(long end) {
+        scanFrom = end;
+        store.put(META, ByteBuffer.allocate(9).put((byte) 1).putLong(end).array());
     }
 
-    private void readMeta(byte[] meta) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(meta))) {
-            int version = in.readByte();
-            if (version != 1) throw new IllegalStateException("outbox record version " + version + " is newer than this build reads");
-            nextPage = in.readLong();
-            scanFrom = in.readLong();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private static long readScanFrom(byte[] meta) {
+        if (meta[0] != 1) throw new IllegalStateException("outbox record version " + meta[0] + " is newer than this build reads");
+        return ByteBuffer.wrap(meta, 1, 8).getLong();
     }
 
     static byte[] encode(List<Row> rows) {

@@ -13,7 +13,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.StreamsConfig;
 
 /** A task's partition of {@code etw.thread-stats}, read back with the task's reader, settled with an admin client of its own. */
-final class ThreadStatsPartition implements FinalRowOutbox.OutputLog, AutoCloseable {
+final class ThreadStatsPartition implements FinalRowOutbox.OutputLog {
     /** How long a transaction its coordinator is ending may keep the partition open before the task gives up (and its thread is replaced). */
     static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -21,7 +21,6 @@ final class ThreadStatsPartition implements FinalRowOutbox.OutputLog, AutoClosea
     private final TopicPartition tp;
     private final Map<String, Object> appConfigs;
     private final String clientId;
-    private Admin admin;
     private int partitions = -1;
 
     ThreadStatsPartition(InputRecordReader reader, String topic, int partition, Map<String, Object> appConfigs, String clientId) {
@@ -33,8 +32,8 @@ final class ThreadStatsPartition implements FinalRowOutbox.OutputLog, AutoClosea
 
     @Override
     public List<String> settle() {
-        if (admin == null) admin = Admin.create(new StreamsConfig(appConfigs).getAdminConfigs(clientId));
-        try {
+        // once per task start: the client is not kept for the task's life
+        try (Admin admin = Admin.create(new StreamsConfig(appConfigs).getAdminConfigs(clientId))) {
             return HangingTransactions.settle(admin, tp, SETTLE_TIMEOUT).stream().map(Object::toString).toList();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -48,11 +47,6 @@ final class ThreadStatsPartition implements FinalRowOutbox.OutputLog, AutoClosea
     @Override
     public long end() {
         return reader.endOffset(tp);
-    }
-
-    @Override
-    public long beginning() {
-        return reader.beginningOffset(tp);
     }
 
     @Override
@@ -81,9 +75,4 @@ final class ThreadStatsPartition implements FinalRowOutbox.OutputLog, AutoClosea
         return partitions;
     }
 
-    @Override
-    public void close() {
-        if (admin != null) admin.close(Duration.ofSeconds(5));
-        admin = null;
-    }
 }

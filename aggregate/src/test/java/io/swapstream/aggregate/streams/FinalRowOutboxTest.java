@@ -55,10 +55,9 @@ class FinalRowOutboxTest {
         return new FinalRowOutbox(store, new FinalRowOutbox.OutputLog() {
             public List<String> settle() { return List.of(); }
             public long end() { return topic.size(); }
-            public long beginning() { return 0; }
             public void scan(long from, long until, BiConsumer<String, byte[]> each) {
                 scans++;
-                for (long i = from; i < until; i++) each.accept(topic.get((int) i).getKey(), topic.get((int) i).getValue());
+                for (long i = Math.max(from, 0); i < until; i++) each.accept(topic.get((int) i).getKey(), topic.get((int) i).getValue());
             }
             public String topic() { return "etw.thread-stats"; }
             public int partition() { return 0; }

@@ -481,7 +481,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (reason.equals("idle-timeout")) {
             lost(p, "no buffer for " + idleTimeoutMs / 1000 + " s: the session was ended as incomplete");
         }
-        byte[] before = p.encode(); // where a restore starts: kept with the end record, to send both again
         l.decoder.finish();
         StageCounters.DECODE.buffersLost.add(lost);
         boolean keep = false;
@@ -496,7 +495,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             forward(l.session, record, l.timestamp);
             keep = confirmMs > 0;
             if (keep) {
-                state.put(endedKey(l.session), EndedSession.encode(before, l.timestamp, sessionRecords.serializer().serialize(sessionTopic, record)));
+                // the progress as yet unended, its checkpoints where a restore starts: kept with the end record, to send both again
+                state.put(endedKey(l.session), EndedSession.encode(p.encode(), l.timestamp, sessionRecords.serializer().serialize(sessionTopic, record)));
                 endsKept = Math.max(endsKept, 0) + 1;
             }
         } else {
@@ -550,7 +550,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         try {
             end = inputs.endOffset(tp);
             long begin = inputs.beginningOffset(tp);
-            long from = meta != null ? java.nio.ByteBuffer.wrap(meta).getLong() : end - ENDS_LOOKBACK;
+            long from = meta != null ? java.nio.ByteBuffer.wrap(meta).getLong() : end - SwapstreamConfig.READ_BACK_RECORDS;
             var records = sessionRecords.deserializer();
             inputs.scan(tp, Math.max(from, begin), end, r -> {
                 String session = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
@@ -682,8 +682,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         return ENDED_KEYS + session;
     }
 
-    /** How far back a task that has never looked reads the sessions topic: a few records per session. */
-    static final long ENDS_LOOKBACK = 65_536;
 
     static String earlyKey(String session, long index) {
         return earlyPrefix(session) + String.format("%012d", index);
