@@ -70,6 +70,13 @@ final class Pipeline implements AutoCloseable {
         }
     }
 
+    /** Whether a stage has stopped for good (its stream threads failed or it was shut down). */
+    static boolean stopped(KafkaStreams streams) {
+        KafkaStreams.State s = streams.state();
+        return s == KafkaStreams.State.ERROR || s == KafkaStreams.State.PENDING_ERROR || s == KafkaStreams.State.NOT_RUNNING
+                || s == KafkaStreams.State.PENDING_SHUTDOWN;
+    }
+
     /** When each stage was done, in seconds from the start of ingest, and what went through Kafka. */
     record Times(double started, double ingested, double decoded, double aggregated, long rawRecords, long rawBytes, long batchRecords,
                  long batchBytes, double decodeCpuSecs, double aggregateCpuSecs, BenchCommand.JvmCpu jvm) {}

@@ -160,7 +160,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private void checkAlive(KafkaStreams streams, String session, long since, long timeoutMs) {
-        if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
+        if (Pipeline.stopped(streams)) {
             throw new ServiceException("a pipeline stage stopped (" + streams.state() + ") before session " + session + " was done");
         }
         if ((System.nanoTime() - since) / 1_000_000 > timeoutMs) {
@@ -225,6 +225,9 @@ final class RunCommand implements Callable<Integer> {
             while (wholeRowsDue.values().stream().anyMatch(n -> n > 0)) {
                 if (System.nanoTime() > deadline) {
                     throw new ServiceException("the windowed rows were not all committed within --timeout " + timeout);
+                }
+                if (Pipeline.stopped(aggregate)) {
+                    throw new ServiceException("the aggregate stage stopped (" + aggregate.state() + ") before its window rows were committed");
                 }
                 for (ConsumerRecord<String, ThreadStats> r : consumer.poll(Duration.ofMillis(200))) {
                     ThreadStats t = r.value();

@@ -321,4 +321,29 @@ class PipelineIT {
         assertTrue(e.size() > 10);
         assertEquals(e, a);
     }
+
+    /**
+     * A session's end emits a final row per thread in one transaction: 8,000 threads' rows are more
+     * than a changelog segment of 4 MiB, which the aggregate once kept as one record the broker refused
+     * (RecordBatchTooLargeException: the stage stopped and the rows were never committed).
+     */
+    @Test
+    void aSessionOfThousandsOfThreadsEndsWithEveryFinalRowCommitted(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("threads.etl");
+        // every thread exits after one run slice and another starts: about 8,000 threads, each with a row
+        assertEquals(0, CliRunner.run("generate", "-o", f.toString(), "--switches", "60000", "--cpus", "4", "--processes", "10",
+                "--threads-per-process", "10", "--exit-rate", "1", "--no-noise").exit());
+        // windowed: run reads the rows back from the topic, committed, not from the aggregate's store
+        CliRunner run = CliRunner.run("run", f.toString(), "--bootstrap-servers", kafka.servers(), "--topic-prefix",
+                prefix, "--format", "jsonl", "--window", "60s", "--timeout", "120s");
+        assertEquals(0, run.exit(), run.err());
+        CliRunner stats = CliRunner.run("stats", f.toString(), "--format", "jsonl", "--window", "60s");
+        ObjectMapper json = new ObjectMapper();
+        java.util.Set<Object> a = new java.util.HashSet<>();
+        for (String l : run.out().lines().toList()) a.add(json.readTree(l));
+        java.util.Set<Object> e = new java.util.HashSet<>();
+        for (String l : stats.out().lines().toList()) e.add(json.readTree(l));
+        assertTrue(e.size() > 7000, e.size() + " rows");
+        assertEquals(e, a);
+    }
 }

@@ -61,13 +61,17 @@ public final class TopicSetup {
     }
 
     /**
+     * A changelog's segment: the part the log cleaner never compacts is at most this. No smaller than
+     * the largest record the changelog takes: the broker refuses a batch larger than a segment
+     * (RecordBatchTooLargeException), whatever {@code max.message.bytes} says.
+     */
+    public static final int CHANGELOG_SEGMENT_BYTES = SwapstreamConfig.MAX_MESSAGE_BYTES;
+
+    /**
      * Creates the changelog topics of a Kafka Streams application's stores before it starts, with
      * leaders, so its first writes do not race the topics' creation (the broker then logs
      * OutOfOrderSequenceException for the batches after a refused first one).
      */
-    /** A changelog's segment: the part the log cleaner never compacts is at most this. */
-    public static final int CHANGELOG_SEGMENT_BYTES = 4 * 1024 * 1024;
-
     public static void ensureChangelogs(Admin admin, String applicationId, Collection<String> stores, int partitions,
                                         short replication) throws InterruptedException, ExecutionException {
         Map<String, Map<String, String>> topics = new LinkedHashMap<>();

@@ -66,6 +66,12 @@ final class FinalRowOutbox {
     /** A row as kept: its key, serialized value and record timestamp. */
     record Row(String key, byte[] value, long timestamp) {}
 
+    /**
+     * A page's most bytes: a session's end emits a row per thread at once (6,929 threads, 5 MiB of rows),
+     * and one changelog record that large would not fit the changelog's segment.
+     */
+    static final int PAGE_BYTES = 1 << 20;
+
     /** Where the outbox's keys begin in the sessions store: before every session's. */
     static final String META = AggregateProcessor.PART + "o";
     static final String PAGES = META + "/";
@@ -157,10 +163,20 @@ final class FinalRowOutbox {
         return true;
     }
 
-    /** Writes the rows emitted since the last call as one entry: before the task's next commit can come. */
+    /** Writes the rows emitted since the last call, in pages of at most {@link #PAGE_BYTES}: before the task's next commit can come. */
     void writePage() {
-        if (pending.isEmpty()) return;
-        store.put(pageKey(nextPage++), encode(pending));
+        int from = 0;
+        long bytes = 0;
+        for (int i = 0; i < pending.size(); i++) {
+            long size = encodedSize(pending.get(i));
+            if (i > from && bytes + size > PAGE_BYTES) {
+                store.put(pageKey(nextPage++), encode(pending.subList(from, i)));
+                from = i;
+                bytes = 0;
+            }
+            bytes += size;
+        }
+        if (from < pending.size()) store.put(pageKey(nextPage++), encode(pending.subList(from, pending.size())));
         keptRows += pending.size();
         pending.clear();
     }
@@ -247,6 +263,11 @@ final class FinalRowOutbox {
     private static long readScanFrom(byte[] meta) {
         if (meta[0] != 1) throw new IllegalStateException("outbox record version " + meta[0] + " is newer than this build reads");
         return ByteBuffer.wrap(meta, 1, 8).getLong();
+    }
+
+    /** A row's bytes in a page (its key counted as UTF-8 of up to 3 bytes a char, as writeUTF may take). */
+    static long encodedSize(Row r) {
+        return 8 + 2 + 3L * r.key.length() + 4 + r.value.length;
     }
 
     static byte[] encode(List<Row> rows) {

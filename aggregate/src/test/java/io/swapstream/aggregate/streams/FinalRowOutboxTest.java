@@ -174,4 +174,31 @@ class FinalRowOutboxTest {
         assertEquals(List.of(), start(o));
         assertFalse(o.emitting(SESSION, SESSION + "/7/60", row("F w1"), 1));
     }
+
+    @Test
+    void aSessionEndsRowsAreKeptInPagesThatFitTheChangelogAndAllComeBack() {
+        FinalRowOutbox o = outbox();
+        start(o);
+        // one process() call: the end of a session of 7,000 threads, rows of 700 bytes
+        byte[] value = new byte[700];
+        value[0] = 'F';
+        List<String> keys = new ArrayList<>();
+        for (int tid = 1; tid <= 7000; tid++) {
+            keys.add(SESSION + "/" + tid);
+            assertTrue(o.emitting(SESSION, SESSION + "/" + tid, value, tid));
+        }
+        o.writePage();
+        long pages = 0;
+        try (KeyValueIterator<String, byte[]> it = store.prefixScan(FinalRowOutbox.PAGES, new org.apache.kafka.common.serialization.StringSerializer())) {
+            while (it.hasNext()) {
+                int size = it.next().value.length;
+                assertTrue(size <= FinalRowOutbox.PAGE_BYTES, "a page of " + size + " bytes");
+                pages++;
+            }
+        }
+        assertEquals(5, pages, "7,000 rows of about 720 bytes each in pages of 1 MiB");
+        assertEquals(7000, o.kept());
+        // the transaction committed the state and lost every row
+        assertEquals(keys, start(outbox()));
+    }
 }
