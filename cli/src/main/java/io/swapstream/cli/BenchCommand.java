@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
@@ -10,6 +11,7 @@ import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadStats;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -90,13 +92,13 @@ final class BenchCommand implements Callable<Integer> {
                 String bootstrap = broker.bootstrapServers();
                 List<Pipeline.Times> runs = new java.util.ArrayList<>();
                 for (int r = 0; r < rounds; r++) {
-                    runs.add(pipeline(bootstrap, work.resolve("round" + r), trace, timeoutMs));
+                    runs.add(pipeline(bootstrap, work.resolve("round" + r), trace, timeoutMs, offline.get(0)));
                     err.printf("bench: pipeline round %d done%n", r + 1);
                     err.flush();
                 }
                 Pipeline.Times p = runs.get(rounds - 1);
-                Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw");
-                Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches");
+                Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
+                Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
                 print(out, trace, bytes, offline, runs, raw, batches);
             }
         } finally {
@@ -105,7 +107,8 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    record Offline(long switches, double decodeSecs, double statsSecs) {}
+    /** The offline figures, and its whole-session rows: threads and switch-ins, what each pipeline round must match. */
+    record Offline(long switches, double decodeSecs, double statsSecs, long threads, long switchIns) {}
 
     static Offline offline(Path trace) throws java.io.IOException {
         long[] n = {0};
@@ -115,9 +118,10 @@ final class BenchCommand implements Callable<Integer> {
         SessionStatistics stats = new SessionStatistics(60_000_000_000L);
         t0 = System.nanoTime();
         SessionDecoder.decodeBatches(trace, "bench", null, stats::accept, null);
-        stats.wholeSession();
+        List<ThreadStats> whole = stats.wholeSession();
         stats.windowed();
-        return new Offline(n[0], decodeSecs, secs(t0));
+        double statsSecs = secs(t0);
+        return new Offline(n[0], decodeSecs, statsSecs, whole.size(), whole.stream().mapToLong(ThreadStats::getSwitchInCount).sum());
     }
 
     /** CPU seconds so far of the live threads whose names hold {@code part}. */
@@ -155,7 +159,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** The pipeline end to end on the broker: ingest, decode, aggregate, and when each was done. */
-    Pipeline.Times pipeline(String bootstrap, Path work, Path trace, long timeoutMs) throws Exception {
+    Pipeline.Times pipeline(String bootstrap, Path work, Path trace, long timeoutMs, Offline expected) throws Exception {
         String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6) + ".";
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             TopicSetup.ensure(admin, prefix, 4, (short) 1);
@@ -182,6 +186,8 @@ final class BenchCommand implements Callable<Integer> {
             double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-");
             JvmCpu used = JvmCpu.now().minus(before);
             long[] sizes = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES);
+            // a stage that stopped after its store had the session's end would still have been timed: its rows tell
+            awaitFinalRows(bootstrap, prefix + SwapstreamConfig.THREAD_STATS, expected, pipeline, deadline);
             return new Pipeline.Times(startSecs, ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
                     decodeCpu, aggregateCpu, used);
         }
@@ -190,6 +196,51 @@ final class BenchCommand implements Callable<Integer> {
     private static void pause(long deadline) throws InterruptedException {
         if (System.nanoTime() > deadline) throw new ServiceException("the pipeline did not finish within --timeout");
         Thread.sleep(20);
+    }
+
+    /**
+     * Waits until the rows topic holds, committed, a final whole-session row for each thread offline
+     * found, with as many switch-ins in all; fails when a stage stopped first.
+     */
+    private static void awaitFinalRows(String bootstrap, String topic, Offline expected, Pipeline pipeline, long deadline)
+            throws InterruptedException {
+        Map<String, Object> c = consumerConfig(bootstrap);
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<Integer, Long> whole = new HashMap<>();
+            while (whole.size() < expected.threads()) {
+                for (String stage : List.of("decode", "aggregate")) {
+                    KafkaStreams s = stage.equals("decode") ? pipeline.decode : pipeline.aggregate;
+                    if (Pipeline.stopped(s)) {
+                        throw new ServiceException("the " + stage + " stage stopped (" + s.state() + ") before its rows were committed");
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new ServiceException("the pipeline committed " + whole.size() + " of " + expected.threads()
+                            + " whole-session rows within --timeout");
+                }
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                    ThreadStats t = row(r.value());
+                    boolean wholeSession = r.key().equals(ThreadStatsFields.key(t.getSession(), t.getThreadId(), null));
+                    if (t.getFinal$() && wholeSession) whole.put(t.getThreadId(), t.getSwitchInCount());
+                }
+            }
+            long switchIns = whole.values().stream().mapToLong(Long::longValue).sum();
+            if (whole.size() != expected.threads() || switchIns != expected.switchIns()) {
+                throw new ServiceException("the pipeline's whole-session rows differ from offline: " + whole.size() + " threads and "
+                        + switchIns + " switch-ins, offline " + expected.threads() + " and " + expected.switchIns());
+            }
+        }
+    }
+
+    private static ThreadStats row(byte[] bytes) {
+        try {
+            return ThreadStats.fromByteBuffer(java.nio.ByteBuffer.wrap(bytes));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static boolean ended(KafkaStreams streams, String store, String session, boolean decode) {
@@ -231,35 +282,52 @@ final class BenchCommand implements Callable<Integer> {
         return c;
     }
 
-    record Ceiling(long records, long bytes, double produceSecs, double consumeSecs) {}
+    record Ceiling(long records, long bytes, String compression, double produceSecs, double consumeSecs) {}
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
 
     /**
-     * Kafka alone: the same number of records of the same total size, produced with the decode
-     * stage's producer settings (its compression, 512 KiB batches, in transactions) and consumed back committed.
+     * Kafka alone: the same number of records of the same total size, produced with {@code compression}
+     * (the ingester's for raw buffers, the stages' for batches), 512 KiB batches, in transactions, and
+     * consumed back committed. With {@code content}, the records are that file's bytes in order (raw
+     * buffers compress as the trace's do); without, half random and half zeros.
      */
-    static Ceiling ceiling(String bootstrap, long records, long bytes, String name) throws Exception {
+    static Ceiling ceiling(String bootstrap, long records, long bytes, String name, String compression, Path content) throws Exception {
         String topic = "bench-ceiling-" + name + "-" + UUID.randomUUID().toString().substring(0, 6);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1)
                     .configs(Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))))).all().get();
         }
         int size = (int) Math.max(1, bytes / Math.max(1, records));
-        byte[] value = new byte[size];
-        new java.util.Random(1).nextBytes(value);
-        // half random, half zeros: compresses about as trace data does
-        java.util.Arrays.fill(value, size / 2, size, (byte) 0);
+        byte[] synthetic = new byte[size];
+        new java.util.Random(1).nextBytes(synthetic);
+        java.util.Arrays.fill(synthetic, size / 2, size, (byte) 0);
+        java.nio.channels.FileChannel file = content == null ? null : java.nio.channels.FileChannel.open(content);
+        byte[] slice = new byte[size];
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, StageConfig.COMPRESSION);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
         long t0 = System.nanoTime();
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+        try (file; KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
             producer.beginTransaction();
             for (long i = 0; i < records; i++) {
+                byte[] value = synthetic;
+                if (file != null) {
+                    value = slice;
+                    java.nio.ByteBuffer into = java.nio.ByteBuffer.wrap(value);
+                    long at = i * size % Math.max(1, file.size() - size + 1);
+                    while (into.hasRemaining() && file.read(into, at + into.position()) > 0) { }
+                }
                 producer.send(new ProducerRecord<>(topic, "s" + (i % 4), value));
                 if (i % 2000 == 1999) {
                     producer.commitTransaction();
@@ -272,7 +340,7 @@ final class BenchCommand implements Callable<Integer> {
         t0 = System.nanoTime();
         long[] read = topicSize(bootstrap, topic);
         double consume = secs(t0);
-        return new Ceiling(read[0], read[1], produce, consume);
+        return new Ceiling(read[0], read[1], compression, produce, consume);
     }
 
     private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, List<Pipeline.Times> runs,
@@ -308,14 +376,20 @@ final class BenchCommand implements Callable<Integer> {
         }
         for (var c : List.of(Map.entry("raw buffers", raw), Map.entry("switch batches", batches))) {
             Ceiling k = c.getValue();
-            out.printf("%-50s %9.2f %13.0f %7.2f   (%d records, %.1f MiB)%n", "Kafka alone: produce as many " + c.getKey(),
+            out.printf("%-50s %9.2f %13.0f %7.2f   (%d records, %.1f MiB, compression %s)%n", "Kafka alone: produce as many " + c.getKey(),
                     k.produceSecs(), switches / k.produceSecs(), switches / k.produceSecs() / reference, k.records(),
-                    k.bytes() / 1048576.0);
+                    k.bytes() / 1048576.0, k.compression());
             out.printf("%-50s %9.2f %13.0f %7.2f%n", "Kafka alone: consume them", k.consumeSecs(), switches / k.consumeSecs(),
                     switches / k.consumeSecs() / reference);
         }
         Pipeline.Times p = runs.get(runs.size() - 1);
         out.printf("ratio: switches/s over the last round's offline decode + stats%n");
+        // one round's offline figure moves by a third from round to round on 2 cores: medians of the later half say more
+        int from = runs.size() / 2;
+        double offlineMedian = median(offline.subList(from, offline.size()).stream().mapToDouble(Offline::statsSecs).toArray());
+        double endToEndMedian = median(runs.subList(from, runs.size()).stream().mapToDouble(Pipeline.Times::aggregated).toArray());
+        out.printf("rounds %d to %d, medians: offline decode + stats %.2f s, pipeline end to end %.2f s, ratio %.2f%n", from + 1,
+                runs.size(), offlineMedian, endToEndMedian, offlineMedian / endToEndMedian);
         out.printf("pipeline records: %d raw buffers (%.1f MiB), %d switch batches (%.1f MiB, %.0f switches each)%n", p.rawRecords(),
                 p.rawBytes() / 1048576.0, p.batchRecords(), p.batchBytes() / 1048576.0, (double) switches / Math.max(1, p.batchRecords()));
         long peakHeap = 0;

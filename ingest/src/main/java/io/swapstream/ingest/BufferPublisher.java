@@ -35,6 +35,9 @@ public final class BufferPublisher implements AutoCloseable {
     /** What one file became. */
     public record Published(String session, long buffers, long bytes, String error) {}
 
+    /** The ingesters' compression: a buffer's unused tail (0xFF padding) costs next to nothing on the wire and disk. */
+    public static final String COMPRESSION = "lz4";
+
     public BufferPublisher(String bootstrapServers, String prefix, Map<String, Object> overrides) {
         Map<String, Object> c = new HashMap<>();
         c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -43,7 +46,7 @@ public final class BufferPublisher implements AutoCloseable {
         // buffers must arrive in order: the decode stage numbers them as they come
         c.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         c.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
-        c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, COMPRESSION);
         c.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
         c.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 16L << 20);

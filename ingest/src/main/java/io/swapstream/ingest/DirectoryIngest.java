@@ -186,7 +186,7 @@ public final class DirectoryIngest implements AutoCloseable {
         c.put(ProducerConfig.ACKS_CONFIG, "all");
         c.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         c.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
-        c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, BufferPublisher.COMPRESSION);
         c.put(ProducerConfig.LINGER_MS_CONFIG, 10);
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 1 << 20);
         c.put(ProducerConfig.CLIENT_ID_CONFIG, "swapstream-ingest-watch");
