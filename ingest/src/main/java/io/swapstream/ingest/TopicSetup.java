@@ -10,6 +10,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -82,6 +85,29 @@ public final class TopicSetup {
                     "segment.bytes", String.valueOf(CHANGELOG_SEGMENT_BYTES), "min.cleanable.dirty.ratio", "0.1"));
         }
         create(admin, topics, partitions, replication);
+        for (String raised : raiseSegments(admin, topics.keySet())) {
+            org.slf4j.LoggerFactory.getLogger(TopicSetup.class).info("raised segment.bytes of {} to {}: a record may be that large",
+                    raised, CHANGELOG_SEGMENT_BYTES);
+        }
+    }
+
+    /**
+     * Changelogs made by an earlier version have 4 MiB segments, smaller than a record they may have to
+     * take: their {@code segment.bytes} is raised to {@link #CHANGELOG_SEGMENT_BYTES} (never lowered).
+     * @return the topics raised
+     */
+    static List<String> raiseSegments(Admin admin, Collection<String> changelogs) throws InterruptedException, ExecutionException {
+        List<ConfigResource> resources = changelogs.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        Map<ConfigResource, Collection<AlterConfigOp>> raise = new LinkedHashMap<>();
+        admin.describeConfigs(resources).all().get().forEach((resource, config) -> {
+            ConfigEntry segment = config.get("segment.bytes");
+            if (segment != null && Long.parseLong(segment.value()) < CHANGELOG_SEGMENT_BYTES) {
+                raise.put(resource, List.of(new AlterConfigOp(new ConfigEntry("segment.bytes", String.valueOf(CHANGELOG_SEGMENT_BYTES)),
+                        AlterConfigOp.OpType.SET)));
+            }
+        });
+        if (!raise.isEmpty()) admin.incrementalAlterConfigs(raise).all().get();
+        return raise.keySet().stream().map(ConfigResource::name).toList();
     }
 
     /**
