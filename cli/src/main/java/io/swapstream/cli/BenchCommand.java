@@ -187,7 +187,7 @@ final class BenchCommand implements Callable<Integer> {
             JvmCpu used = JvmCpu.now().minus(before);
             long[] sizes = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES);
             // a stage that stopped after its store had the session's end would still have been timed: its rows tell
-            awaitFinalRows(bootstrap, prefix + SwapstreamConfig.THREAD_STATS, expected, pipeline, deadline);
+            checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
             return new Pipeline.Times(startSecs, ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
                     decodeCpu, aggregateCpu, used);
         }
@@ -199,47 +199,20 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Waits until the rows topic holds, committed, a final whole-session row for each thread offline
-     * found, with as many switch-ins in all; fails when a stage stopped first.
+     * Waits until the rows topic holds, committed, the session's final whole-session rows, and fails
+     * unless there is one for each thread offline found, with as many switch-ins in all.
      */
-    private static void awaitFinalRows(String bootstrap, String topic, Offline expected, Pipeline pipeline, long deadline)
-            throws InterruptedException {
-        Map<String, Object> c = consumerConfig(bootstrap);
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<Integer, Long> whole = new HashMap<>();
-            while (whole.size() < expected.threads()) {
-                for (String stage : List.of("decode", "aggregate")) {
-                    KafkaStreams s = stage.equals("decode") ? pipeline.decode : pipeline.aggregate;
-                    if (Pipeline.stopped(s)) {
-                        throw new ServiceException("the " + stage + " stage stopped (" + s.state() + ") before its rows were committed");
-                    }
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new ServiceException("the pipeline committed " + whole.size() + " of " + expected.threads()
-                            + " whole-session rows within --timeout");
-                }
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    ThreadStats t = row(r.value());
-                    boolean wholeSession = r.key().equals(ThreadStatsFields.key(t.getSession(), t.getThreadId(), null));
-                    if (t.getFinal$() && wholeSession) whole.put(t.getThreadId(), t.getSwitchInCount());
-                }
-            }
-            long switchIns = whole.values().stream().mapToLong(Long::longValue).sum();
-            if (whole.size() != expected.threads() || switchIns != expected.switchIns()) {
-                throw new ServiceException("the pipeline's whole-session rows differ from offline: " + whole.size() + " threads and "
-                        + switchIns + " switch-ins, offline " + expected.threads() + " and " + expected.switchIns());
-            }
-        }
-    }
-
-    private static ThreadStats row(byte[] bytes) {
-        try {
-            return ThreadStats.fromByteBuffer(java.nio.ByteBuffer.wrap(bytes));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+    private static void checkFinalRows(String bootstrap, String prefix, String session, Offline expected, Pipeline pipeline,
+                                       long deadline) {
+        Map<Integer, Long> whole = new HashMap<>();
+        Pipeline.readFinalRows(consumerConfig(bootstrap), prefix, Map.of(session, (int) expected.threads()), pipeline.aggregate,
+                deadline, (key, t) -> {
+                    if (key.equals(ThreadStatsFields.key(session, t.getThreadId(), null))) whole.put(t.getThreadId(), t.getSwitchInCount());
+                });
+        long switchIns = whole.values().stream().mapToLong(Long::longValue).sum();
+        if (whole.size() != expected.threads() || switchIns != expected.switchIns()) {
+            throw new ServiceException("the pipeline's whole-session rows differ from offline: " + whole.size() + " threads and "
+                    + switchIns + " switch-ins, offline " + expected.threads() + " and " + expected.switchIns());
         }
     }
 
@@ -304,11 +277,10 @@ final class BenchCommand implements Callable<Integer> {
                     .configs(Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))))).all().get();
         }
         int size = (int) Math.max(1, bytes / Math.max(1, records));
-        byte[] synthetic = new byte[size];
-        new java.util.Random(1).nextBytes(synthetic);
-        java.util.Arrays.fill(synthetic, size / 2, size, (byte) 0);
+        byte[] value = new byte[size];
+        new java.util.Random(1).nextBytes(value);
+        java.util.Arrays.fill(value, size / 2, size, (byte) 0);
         java.nio.channels.FileChannel file = content == null ? null : java.nio.channels.FileChannel.open(content);
-        byte[] slice = new byte[size];
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
@@ -321,9 +293,7 @@ final class BenchCommand implements Callable<Integer> {
             producer.initTransactions();
             producer.beginTransaction();
             for (long i = 0; i < records; i++) {
-                byte[] value = synthetic;
                 if (file != null) {
-                    value = slice;
                     java.nio.ByteBuffer into = java.nio.ByteBuffer.wrap(value);
                     long at = i * size % Math.max(1, file.size() - size + 1);
                     while (into.hasRemaining() && file.read(into, at + into.position()) > 0) { }

@@ -1,7 +1,16 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.decode.streams.DecodeTopology;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.serde.RecordSerdeFactory;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -75,6 +84,40 @@ final class Pipeline implements AutoCloseable {
         KafkaStreams.State s = streams.state();
         return s == KafkaStreams.State.ERROR || s == KafkaStreams.State.PENDING_ERROR || s == KafkaStreams.State.NOT_RUNNING
                 || s == KafkaStreams.State.PENDING_SHUTDOWN;
+    }
+
+    /**
+     * Reads the rows topic back, committed, from its start, and gives {@code each} every final row of
+     * the sessions in {@code wholeRowsDue}, until each session's final whole-session rows (as many as
+     * its count) have come: they commit in the transaction that ends the session, with its last
+     * windows. Fails with one line when the aggregate stage stops first or {@code deadline} passes.
+     */
+    static void readFinalRows(Map<String, Object> consumerConfig, String prefix, Map<String, Integer> wholeRowsDue,
+                              KafkaStreams aggregate, long deadline, java.util.function.BiConsumer<String, ThreadStats> each) {
+        Map<String, Integer> due = new java.util.HashMap<>(wholeRowsDue);
+        Map<String, Object> c = new java.util.HashMap<>(consumerConfig);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        String topic = SwapstreamConfig.topic(prefix, SwapstreamConfig.THREAD_STATS);
+        Map<String, Object> serdeConfig = Map.of(SwapstreamConfig.TOPIC_PREFIX, prefix);
+        try (KafkaConsumer<String, ThreadStats> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
+                RecordSerdeFactory.from(serdeConfig).serde(ThreadStats.class, serdeConfig).deserializer())) {
+            consumer.assign(consumer.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());
+            while (due.values().stream().anyMatch(n -> n > 0)) {
+                if (System.nanoTime() > deadline) throw new ServiceException("the final rows were not all committed within --timeout");
+                if (stopped(aggregate)) {
+                    throw new ServiceException("the aggregate stage stopped (" + aggregate.state() + ") before its final rows were committed");
+                }
+                for (ConsumerRecord<String, ThreadStats> r : consumer.poll(Duration.ofMillis(200))) {
+                    ThreadStats t = r.value();
+                    String session = t.getSession().toString();
+                    if (!due.containsKey(session) || !t.getFinal$()) continue;
+                    if (r.key().equals(ThreadStatsFields.key(session, t.getThreadId(), null))) due.merge(session, -1, Integer::sum);
+                    each.accept(r.key(), t);
+                }
+            }
+        }
     }
 
     /** When each stage was done, in seconds from the start of ingest, and what went through Kafka. */

@@ -7,15 +7,12 @@ import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -25,10 +22,6 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -212,32 +205,10 @@ final class RunCommand implements Callable<Integer> {
         for (BufferPublisher.Published p : published) wholeRowsDue.put(p.session(), statistics(aggregate, p.session()).size());
         Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        String topic = SwapstreamConfig.topic(kafka.prefix, SwapstreamConfig.THREAD_STATS);
-        Map<String, Object> serdeConfig = Map.of(SwapstreamConfig.TOPIC_PREFIX, kafka.prefix);
         Map<String, List<ThreadStats>> rows = new HashMap<>();
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        try (KafkaConsumer<String, ThreadStats> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
-                RecordSerdeFactory.from(serdeConfig).serde(ThreadStats.class, serdeConfig).deserializer())) {
-            consumer.assign(consumer.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());
-            while (wholeRowsDue.values().stream().anyMatch(n -> n > 0)) {
-                if (System.nanoTime() > deadline) {
-                    throw new ServiceException("the windowed rows were not all committed within --timeout " + timeout);
-                }
-                if (Pipeline.stopped(aggregate)) {
-                    throw new ServiceException("the aggregate stage stopped (" + aggregate.state() + ") before its window rows were committed");
-                }
-                for (ConsumerRecord<String, ThreadStats> r : consumer.poll(Duration.ofMillis(200))) {
-                    ThreadStats t = r.value();
-                    String session = t.getSession().toString();
-                    if (!wholeRowsDue.containsKey(session) || !t.getFinal$()) continue;
-                    if (r.key().split("/").length == 3) rows.computeIfAbsent(session, k -> new ArrayList<>()).add(t);
-                    else wholeRowsDue.merge(session, -1, Integer::sum);
-                }
-            }
-        }
+        Pipeline.readFinalRows(c, kafka.prefix, wholeRowsDue, aggregate, System.nanoTime() + timeoutMs * 1_000_000L, (key, t) -> {
+            if (key.split("/").length == 3) rows.computeIfAbsent(t.getSession().toString(), k -> new ArrayList<>()).add(t);
+        });
         rows.values().forEach(l -> l.sort(Comparator.comparingInt(ThreadStats::getThreadId).thenComparingLong(ThreadStats::getWindowStartNanos)));
         return rows;
     }

@@ -234,9 +234,11 @@ public final class DirectoryIngest implements AutoCloseable {
             // After a broker's kill -9 one transaction was seen committed on some partitions and aborted on others
             // (README, "Transactions"): positions committed with their buffers lost would go on past buffers no reader
             // ever gets. Only the last transaction can be torn so: its sessions' last records are looked for.
+            // one wait for them all: a transaction held open before them holds every one
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             for (Map.Entry<String, Position> e : mine.entrySet()) {
                 Position p = e.getValue();
-                if (lastTxn == 0 || p.txn != lastTxn || p.lastOffset < 0 || published(consumer, p)) continue;
+                if (lastTxn == 0 || p.txn != lastTxn || p.lastOffset < 0 || published(consumer, p, deadline)) continue;
                 log.accept("session " + e.getKey() + ": its position was committed and its last record (" + rawTopic + "-"
                         + p.lastPartition + " offset " + p.lastOffset + ") is not there; published again from buffer " + p.prevIndex);
                 p.nextIndex = p.prevIndex;
@@ -248,15 +250,14 @@ public final class DirectoryIngest implements AutoCloseable {
     }
 
     /** Whether the raw-buffers record {@code p} names is there, committed; in doubt, false (publishing again is harmless). */
-    private boolean published(KafkaConsumer<String, byte[]> consumer, Position p) {
+    private boolean published(KafkaConsumer<String, byte[]> consumer, Position p, long deadline) {
         TopicPartition tp = new TopicPartition(rawTopic, p.lastPartition);
         consumer.assign(List.of(tp));
         consumer.seek(tp, p.lastOffset);
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
+        do {
             for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200)).records(tp)) return r.offset() == p.lastOffset;
             if (consumer.position(tp) > p.lastOffset) return false;
-        }
+        } while (System.nanoTime() < deadline);
         return false; // a transaction still open before it: its buffers are published again, and the decode stage takes each index once
     }
 

@@ -84,10 +84,11 @@ public final class TopicSetup {
                     "max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES),
                     "segment.bytes", String.valueOf(CHANGELOG_SEGMENT_BYTES), "min.cleanable.dirty.ratio", "0.1"));
         }
-        create(admin, topics, partitions, replication);
+        List<String> existed = create(admin, topics, partitions, replication);
+        if (existed.isEmpty()) return;
         org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TopicSetup.class);
         try {
-            for (String raised : raiseSegments(admin, topics.keySet())) {
+            for (String raised : raiseSegments(admin, existed)) {
                 log.info("raised segment.bytes of {} to {}: a record may be that large", raised, CHANGELOG_SEGMENT_BYTES);
             }
         } catch (ExecutionException e) {
@@ -133,7 +134,8 @@ public final class TopicSetup {
         return replication >= 3 ? 2 : 1;
     }
 
-    private static void create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)
+    /** @return those of {@code topics} that existed already */
+    private static List<String> create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)
             throws InterruptedException, ExecutionException {
         Set<String> existing = admin.listTopics().names().get();
         List<NewTopic> create = new ArrayList<>();
@@ -146,6 +148,7 @@ public final class TopicSetup {
             if (!(e.getCause() instanceof TopicExistsException)) throw e;
         }
         awaitLeaders(admin, List.copyOf(topics.keySet()));
+        return topics.keySet().stream().filter(existing::contains).toList();
     }
 
     /**
