@@ -134,18 +134,22 @@ public final class TopicSetup {
         return replication >= 3 ? 2 : 1;
     }
 
-    /** @return those of {@code topics} that existed already */
+    /** @return those of {@code topics} that existed already (listed, or refused as existing when created) */
     private static List<String> create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)
             throws InterruptedException, ExecutionException {
-        Set<String> existing = admin.listTopics().names().get();
+        Set<String> existing = new java.util.HashSet<>(admin.listTopics().names().get());
         List<NewTopic> create = new ArrayList<>();
         topics.forEach((name, config) -> {
             if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(withInSync(config, replication)));
         });
-        try {
-            admin.createTopics(create).all().get();
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) throw e;
+        // a topic made a moment ago may not be listed yet: its creation is refused as existing
+        for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<Void>> f : admin.createTopics(create).values().entrySet()) {
+            try {
+                f.getValue().get();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) throw e;
+                existing.add(f.getKey());
+            }
         }
         awaitLeaders(admin, List.copyOf(topics.keySet()));
         return topics.keySet().stream().filter(existing::contains).toList();
