@@ -23,7 +23,7 @@ public final class SwapstreamConfig {
      * cost less; more make a restart decode more again.
      */
     public static final String DECODE_CHECKPOINT_BUFFERS = "swapstream.decode.checkpoint.buffers";
-    public static final int DEFAULT_CHECKPOINT_BUFFERS = 256;
+    public static final int DEFAULT_CHECKPOINT_BUFFERS = 512;
     /**
      * Aggregate: batches between two writes of a session's accumulators (default {@value #DEFAULT_FLUSH_BATCHES}, at
      * most {@value #REDO_SLOTS}), and a quarter of that after a window closed: a closed window's threads wait in

@@ -9,6 +9,7 @@ import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.decode.streams.BatchSequence;
 import io.swapstream.decode.streams.InputRecordReader;
+import io.swapstream.decode.streams.StateStores;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.StageCounters;
@@ -271,7 +272,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
                     AggregateTopology.windowRowPrefix(session, start - keepWindows * windowNanos), new org.apache.kafka.common.serialization.StringSerializer())) {
                 it.forEachRemaining(kv -> old.add(kv.key));
             }
-            old.forEach(latest::delete);
+            old.forEach(k -> StateStores.remove(latest, k));
         }
 
         @Override
@@ -311,7 +312,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
                 Slot open = window.get(tid);
                 // else the open window's put below replaces it
                 if ((open == null || !open.dirty) && windowKeyMayBeStored(tid)) {
-                    store.delete(windowKeys + tid);
+                    StateStores.remove(store, windowKeys + tid);
                     windowStored.remove(tid);
                 }
             }
@@ -332,7 +333,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit && !window.containsKey(s.tid))) evicted = true;
             for (Slot s : dirty) s.dirty = false;
             dirty.clear();
-            for (long i = state.flushedBatches; i < state.batches; i++) store.delete(redoKey(session, i));
+            for (long i = state.flushedBatches; i < state.batches; i++) StateStores.remove(store, redoKey(session, i));
             state.flushedBatches = state.batches;
             state.redoBytes = 0;
             // what carries over between batches (open window, PMC baselines), as of the accumulators just written
@@ -725,7 +726,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         o.statistics.closeAll();
         for (int i = 0; i < o.closedWindowThreads.size(); i++) {
             int tid = o.closedWindowThreads.getInt(i);
-            if (o.windowKeyMayBeStored(tid)) store.delete(o.windowKeys + tid);
+            if (o.windowKeyMayBeStored(tid)) StateStores.remove(store, o.windowKeys + tid);
         }
         o.closedWindowThreads.clear();
         String prefix = o.wholeKeys;
@@ -748,7 +749,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             int tid = e.getKey();
             emit(o, tid, e.getValue(), null, true);
             // keys never written need no delete (a tombstone each in the changelog)
-            if (stored.contains(tid)) store.delete(o.wholeKeys + tid);
+            if (stored.contains(tid)) StateStores.remove(store, o.wholeKeys + tid);
         }
         // every label written, threads without a row too; after a restart, whatever the store holds
         if (o.restored) {
@@ -756,11 +757,11 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             try (KeyValueIterator<String, ThreadInfo> it = labels.prefixScan(o.session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
                 it.forEachRemaining(kv -> keys.add(kv.key));
             }
-            keys.forEach(labels::delete);
+            keys.forEach(k -> StateStores.remove(labels, k));
         } else {
-            for (IntIterator it = o.labelsStored.iterator(); it.hasNext(); ) labels.delete(o.session + "/" + it.nextInt());
+            for (IntIterator it = o.labelsStored.iterator(); it.hasNext(); ) StateStores.remove(labels, o.session + "/" + it.nextInt());
         }
-        for (long i = o.state.flushedBatches; i < o.state.batches; i++) store.delete(redoKey(o.session, i));
+        for (long i = o.state.flushedBatches; i < o.state.batches; i++) StateStores.remove(store, redoKey(o.session, i));
         o.state.flushedBatches = o.state.batches;
         o.state.redoBytes = 0;
         o.state.done = true;

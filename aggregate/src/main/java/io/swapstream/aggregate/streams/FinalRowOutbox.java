@@ -1,5 +1,6 @@
 package io.swapstream.aggregate.streams;
 
+import io.swapstream.decode.streams.StateStores;
 import io.swapstream.schemas.SessionPartitioner;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -124,7 +125,7 @@ final class FinalRowOutbox {
             if (value != null && isFinal.test(value)) alreadyOut.put(key, value);
         });
         // every page goes; what was not seen is kept again, in one page from 0
-        pages.keySet().forEach(store::delete);
+        pages.keySet().forEach(k -> StateStores.remove(store, k));
         nextPage = 0;
         for (List<Row> rows : pages.values()) {
             for (Row r : rows) {
@@ -200,7 +201,7 @@ final class FinalRowOutbox {
             keptRows = 0;
             for (Map.Entry<String, List<Row>> p : pages.entrySet()) {
                 List<Row> left = p.getValue().stream().filter(r -> !seen.contains(r.key)).toList();
-                if (left.isEmpty()) store.delete(p.getKey());
+                if (left.isEmpty()) StateStores.remove(store, p.getKey());
                 else if (left.size() < p.getValue().size()) store.put(p.getKey(), encode(left));
                 keptRows += left.size();
             }

@@ -240,7 +240,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         DecodeProgress p = l.progress;
         byte[] next;
         while (l.early > 0 && (next = state.get(earlyKey(l.session, p.next))) != null) {
-            state.delete(earlyKey(l.session, p.next));
+            StateStores.remove(state, earlyKey(l.session, p.next));
             l.early--;
             apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
@@ -378,7 +378,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
              * it. The commit asked for here ends the transaction soon after the checkpoint (a stream thread checks for
              * it between rounds of processing, without polling in between: at most the records it holds for the
              * partition, buffered.records.per.partition plus one poll's max.poll.records, 32 + 50, where a checkpoint is
-             * 256 buffers by default), so the previous checkpoint is in an earlier transaction, and every batch since it
+             * 512 buffers by default), so the previous checkpoint is in an earlier transaction, and every batch since it
              * is sent again. A checkpoint by bytes waits for as many buffers (1 MiB buffers reached the bytes in 32);
              * a checkpoint.buffers set below 82 gives that up.
              */
@@ -389,7 +389,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.redoBytes = 0;
             // over the one two back; the progress goes in with it: found without the progress put after it, it still says where it ends
             state.put(checkpointKey(l.session, p.checkpoints), Checkpoint.encode(p, l.decoder.checkpoint()));
-            for (long i = drop; i < p.previousCheckpointNext; i++) state.delete(redoKey(l.session, i));
+            for (long i = drop; i < p.previousCheckpointNext; i++) StateStores.remove(state, redoKey(l.session, i));
             context.commit();
         }
     }
@@ -510,11 +510,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.endReason = reason;
         p.endedMs = context.currentSystemTimeMs();
         state.put(l.session, p.encode()); // first: whatever of the rest a cut-short end leaves, an ended session never reads
-        earlyKeys(l.session).forEach(state::delete);
+        earlyKeys(l.session).forEach(k -> StateStores.remove(state, k));
         if (!keep) { // else kept until the end record is read back
-            for (long i = redoFrom; i < p.next; i++) state.delete(redoKey(l.session, i));
-            state.delete(checkpointKey(l.session, 1));
-            state.delete(checkpointKey(l.session, 2));
+            for (long i = redoFrom; i < p.next; i++) StateStores.remove(state, redoKey(l.session, i));
+            StateStores.remove(state, checkpointKey(l.session, 1));
+            StateStores.remove(state, checkpointKey(l.session, 2));
         }
         live.remove(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
@@ -585,10 +585,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     /** What the state kept of an ended session to send its end again: gone once the end record is read back. */
     private void forgetEnded(String session, byte[] kept) {
         DecodeProgress before = EndedSession.progress(kept);
-        for (long i = before.previousCheckpointNext; i < before.next; i++) state.delete(redoKey(session, i));
-        state.delete(checkpointKey(session, 1));
-        state.delete(checkpointKey(session, 2));
-        state.delete(endedKey(session));
+        for (long i = before.previousCheckpointNext; i < before.next; i++) StateStores.remove(state, redoKey(session, i));
+        StateStores.remove(state, checkpointKey(session, 1));
+        StateStores.remove(state, checkpointKey(session, 2));
+        StateStores.remove(state, endedKey(session));
     }
 
     /** An ended session's progress before its end (where a restore starts), the end's record timestamp, and its end record. */
