@@ -33,6 +33,7 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntIterator;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -184,6 +185,8 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         final IntOpenHashSet labelsToWrite = new IntOpenHashSet();
         /** Threads whose label is in the store. */
         final IntOpenHashSet labelsStored = new IntOpenHashSet();
+        /** Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out from the store. */
+        final IntOpenHashSet wholeChanged = new IntOpenHashSet();
 
         Open(String session, AggregateSession state) {
             this.session = session;
@@ -233,8 +236,18 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             if (s == null) {
                 String key = wholeKeys + tid;
                 whole.put(tid, s = restored || evicted ? load(key, tid, SessionStatistics.WHOLE) : fresh(key, tid, SessionStatistics.WHOLE));
+                s.changedSinceEmit = wholeChanged.remove(tid);
             }
             return s;
+        }
+
+        /** The thread's whole-session accumulator as memory or the store has it, not kept in memory; null when neither has one. */
+        ThreadStatsAccumulator wholeAccumulator(int tid) {
+            Slot s = whole.get(tid);
+            if (s != null) return s.accumulator;
+            if (!restored && !evicted) return null;
+            byte[] b = store.get(wholeKeys + tid);
+            return b == null ? null : AccumulatorCodec.decode(b);
         }
 
         @Override
@@ -260,11 +273,15 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
                     s.dropped = true;
                 }
                 window.clear();
+                dirty.removeIf(s -> s.dropped);
             }
-            for (Map.Entry<Integer, ThreadStatsAccumulator> e : rows.entrySet()) {
+            // each window accumulator goes as its thread's whole-session one comes from the store: one per thread in memory, not two
+            for (Iterator<Map.Entry<Integer, ThreadStatsAccumulator>> it = rows.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Integer, ThreadStatsAccumulator> e = it.next();
                 if (!replaying) emit(this, e.getKey(), e.getValue(), start, true);
                 of(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
                 closedWindowThreads.add(e.getKey().intValue());
+                it.remove();
             }
             if (!replaying) StageCounters.AGGREGATE.windowsClosed.increment();
             List<String> old = new ArrayList<>();
@@ -329,8 +346,17 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
                 labelsStored.add(tid);
             }
             labelsToWrite.clear();
-            // whole-session accumulators change when a window closes; those of threads not running in the open window wait in the store
-            if (whole.values().removeIf(s -> !s.dirty && !s.changedSinceEmit && !window.containsKey(s.tid))) evicted = true;
+            /*
+             * With windows, a whole-session accumulator changes only when a window closes: between closes all of them
+             * wait in the store (written above), and a running thread has only its window's in memory; a change not yet
+             * emitted is noted. Without, those of threads that did not run since the last flush wait there.
+             */
+            boolean windowed = windowNanos > 0;
+            if (whole.values().removeIf(s -> {
+                if (!windowed && (s.dirty || s.changedSinceEmit)) return false;
+                if (s.changedSinceEmit) wholeChanged.add(s.tid);
+                return true;
+            })) evicted = true;
             for (Slot s : dirty) s.dirty = false;
             dirty.clear();
             for (long i = state.flushedBatches; i < state.batches; i++) StateStores.remove(store, redoKey(session, i));
@@ -353,8 +379,8 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         /** After each record: the session's progress (and, now and then, the accumulators). */
         void save() {
             long since = state.batches - state.flushedBatches;
-            // a closed window's threads wait in memory, as whole-session accumulators, until written: sooner than the rest
-            if (since >= flushBatches || state.redoBytes >= FLUSH_BYTES || (!closedWindowThreads.isEmpty() && since >= flushBatches / 4)) flush();
+            // a closed window's threads have their whole-session accumulators in memory until written: at once
+            if (since >= flushBatches || state.redoBytes >= FLUSH_BYTES || !closedWindowThreads.isEmpty()) flush();
             store.put(session, state.encode());
         }
     }
@@ -706,10 +732,12 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             for (Slot w : o.window.values()) {
                 if (!w.changedSinceEmit) continue;
                 w.changedSinceEmit = false;
-                Slot whole = o.wholeSlot(w.tid);
-                whole.changedSinceEmit = false;
+                Slot whole = o.whole.get(w.tid);
+                if (whole != null) whole.changedSinceEmit = false;
+                o.wholeChanged.remove(w.tid);
                 ThreadStatsAccumulator sum = new ThreadStatsAccumulator();
-                sum.merge(whole.accumulator);
+                ThreadStatsAccumulator closed = o.wholeAccumulator(w.tid);
+                if (closed != null) sum.merge(closed);
                 sum.merge(w.accumulator);
                 emit(o, w.tid, sum, null, false);
             }
@@ -718,6 +746,12 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
                 s.changedSinceEmit = false;
                 emit(o, s.tid, s.accumulator, null, false);
             }
+            for (IntIterator it = o.wholeChanged.iterator(); it.hasNext(); ) {
+                int tid = it.nextInt();
+                ThreadStatsAccumulator a = o.wholeAccumulator(tid);
+                if (a != null) emit(o, tid, a, null, false);
+            }
+            o.wholeChanged.clear();
         }
     }
 

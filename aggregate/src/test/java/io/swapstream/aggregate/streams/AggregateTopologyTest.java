@@ -123,6 +123,60 @@ class AggregateTopologyTest {
         }
     }
 
+    /**
+     * Whole-session rows of a running session, emitted as they change, with the accumulators written after
+     * every batch: each row equals the offline statistics of the switches so far, though the thread's closed
+     * windows wait in the store and only its open window is in memory.
+     */
+    @Test
+    void rowsOfARunningSessionEqualTheOfflineStatisticsSoFarWhileClosedWindowsWaitInTheStore() throws Exception {
+        Path f = dir.resolve("r.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("cswitch"), 0x31);
+        long window = 50_000_000L;
+        List<SwitchBatch> batches = new ArrayList<>();
+        SwitchBatchSerde serde = new SwitchBatchSerde();
+        SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))), t -> {});
+        String session = d.session().session();
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "aggregate-emit-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state-emit").toString());
+        StreamsBuilder b = new StreamsBuilder();
+        AggregateTopology.build(b, Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"), window, 1_000);
+        SessionStatistics offline = new SessionStatistics(0);
+        int changedRows = 0;
+        int windowRows = 0;
+        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
+            var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
+            Map<Integer, ThreadStats> emitted = new HashMap<>();
+            for (int i = 0; i < batches.size(); i++) {
+                batchesIn.pipeInput(session, batches.get(i));
+                offline.accept(batches.get(i));
+                // rows go out every third batch: a window can close, and its threads stop running, between two
+                if (i % 3 != 2) continue;
+                driver.advanceWallClockTime(java.time.Duration.ofSeconds(1));
+                Map<Integer, ThreadStats> sofar = new HashMap<>();
+                for (ThreadStats t : offline.wholeSession()) sofar.put(t.getThreadId(), ThreadStats.newBuilder(t).setFinal$(false).build());
+                for (TestRecord<String, ThreadStats> r : out.readRecordsToList()) {
+                    if (r.key().split("/").length == 3) {
+                        windowRows++;
+                        continue;
+                    }
+                    ThreadStats t = r.value();
+                    assertEquals(sofar.get(t.getThreadId()), t, r.key() + " after batch " + i);
+                    emitted.put(t.getThreadId(), t);
+                    changedRows++;
+                }
+                // and every thread whose row changed since it last went out has gone out again
+                assertEquals(sofar, emitted, "after batch " + i);
+            }
+        }
+        assertTrue(batches.size() >= 4, "batches: " + batches.size());
+        assertTrue(windowRows > 0, "windows closed while the session ran");
+        assertTrue(changedRows > offline.wholeSession().size(), "rows went out as they changed: " + changedRows);
+    }
+
     @Test
     void accumulatorCodecRoundTrips() {
         ThreadStatsAccumulator a = new ThreadStatsAccumulator();
