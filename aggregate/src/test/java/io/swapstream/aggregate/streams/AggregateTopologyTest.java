@@ -36,6 +36,17 @@ import org.junit.jupiter.api.io.TempDir;
 class AggregateTopologyTest {
     @TempDir Path dir;
 
+    /** The aggregate topology on the test driver, its state in {@code stateDir} under the test's folder. */
+    private TopologyTestDriver driver(String stateDir, Map<String, String> config, long windowNanos, long emitIntervalMs) {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "aggregate-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(stateDir).toString());
+        StreamsBuilder b = new StreamsBuilder();
+        AggregateTopology.build(b, config, windowNanos, emitIntervalMs);
+        return new TopologyTestDriver(b.build(), p);
+    }
+
     /**
      * A session's batches (carrying its thread records) and end record through the aggregate on the test driver:
      * every window comes out once, final, as soon as the switches pass it; whole-session rows end
@@ -57,14 +68,9 @@ class AggregateTopologyTest {
             offlineWhole.accept(b);
         }, threads::add);
         String session = d.session().session();
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "aggregate-test");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
-        StreamsBuilder b = new StreamsBuilder();
         // no broker to read the rows back from
-        AggregateTopology.build(b, Map.of(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "2", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"), window, 60_000);
-        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
+        try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "2", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"),
+                window, 60_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
@@ -137,16 +143,11 @@ class AggregateTopologyTest {
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))), t -> {});
         String session = d.session().session();
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "aggregate-emit-test");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state-emit").toString());
-        StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"), window, 1_000);
         SessionStatistics offline = new SessionStatistics(0);
         int changedRows = 0;
         int windowRows = 0;
-        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), p)) {
+        try (TopologyTestDriver driver = driver("state-emit", Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1",
+                SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"), window, 1_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
             Map<Integer, ThreadStats> emitted = new HashMap<>();
