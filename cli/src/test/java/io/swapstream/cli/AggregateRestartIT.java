@@ -43,10 +43,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The aggregate stage stopped and started again at many points of a session, its state directory
- * kept or deleted in turn, with a window closing at about every batch, so the accumulators are
- * written after about every batch (4 at most between two writes): each restart finds whole-session
- * accumulators merged from many windows and an open window's in the store, and takes the batches
- * since the last write again. The final rows equal the offline statistics, each window final once.
+ * kept or deleted in turn, with a window closing at about every batch and the accumulators written
+ * every 4 batches: so most restarts find windows closed (and merged into the whole-session
+ * accumulators) since the last write, which the restarted stage must take again from the batches
+ * since. The final rows equal the offline statistics, each window final once.
  */
 @ExtendWith(KafkaBroker.class)
 class AggregateRestartIT {
