@@ -44,9 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The aggregate stage stopped and started again at many points of a session, its state directory
  * kept or deleted in turn, with a window closing at about every batch and the accumulators written
- * every 4 batches: so most restarts find windows closed (and merged into the whole-session
- * accumulators) since the last write, which the restarted stage must take again from the batches
- * since. The final rows equal the offline statistics, each window final once.
+ * every 4 batches and after each batch that closes a window (a quarter of 4 is 1: no window here is
+ * short): each restart finds in the store whole-session accumulators merged from many windows, and
+ * takes again the batches since the last write. The final rows equal the offline statistics, each
+ * window final once.
  */
 @ExtendWith(KafkaBroker.class)
 class AggregateRestartIT {
