@@ -1,7 +1,6 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
@@ -206,8 +205,8 @@ final class BenchCommand implements Callable<Integer> {
                                        long deadline) {
         Map<Integer, Long> whole = new HashMap<>();
         Pipeline.readFinalRows(consumerConfig(bootstrap), prefix, Map.of(session, (int) expected.threads()), pipeline.aggregate,
-                deadline, (key, t) -> {
-                    if (key.equals(ThreadStatsFields.key(session, t.getThreadId(), null))) whole.put(t.getThreadId(), t.getSwitchInCount());
+                deadline, (t, wholeSession) -> {
+                    if (wholeSession) whole.put(t.getThreadId(), t.getSwitchInCount());
                 });
         long switchIns = whole.values().stream().mapToLong(Long::longValue).sum();
         if (whole.size() != expected.threads() || switchIns != expected.switchIns()) {
@@ -281,6 +280,7 @@ final class BenchCommand implements Callable<Integer> {
         new java.util.Random(1).nextBytes(value);
         java.util.Arrays.fill(value, size / 2, size, (byte) 0);
         java.nio.channels.FileChannel file = content == null ? null : java.nio.channels.FileChannel.open(content);
+        long starts = file == null ? 1 : Math.max(1, file.size() - size + 1);
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
@@ -295,7 +295,7 @@ final class BenchCommand implements Callable<Integer> {
             for (long i = 0; i < records; i++) {
                 if (file != null) {
                     java.nio.ByteBuffer into = java.nio.ByteBuffer.wrap(value);
-                    long at = i * size % Math.max(1, file.size() - size + 1);
+                    long at = i * size % starts;
                     while (into.hasRemaining() && file.read(into, at + into.position()) > 0) { }
                 }
                 producer.send(new ProducerRecord<>(topic, "s" + (i % 4), value));

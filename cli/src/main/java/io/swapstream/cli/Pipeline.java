@@ -13,6 +13,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -79,6 +80,13 @@ final class Pipeline implements AutoCloseable {
         }
     }
 
+    /** What {@link #readFinalRows} gives each final row to. */
+    @FunctionalInterface
+    interface FinalRows {
+        /** @param wholeSession a whole-session row, else a window's */
+        void row(ThreadStats row, boolean wholeSession);
+    }
+
     /** Whether a stage has stopped for good (its stream threads failed or it was shut down). */
     static boolean stopped(KafkaStreams streams) {
         KafkaStreams.State s = streams.state();
@@ -93,9 +101,9 @@ final class Pipeline implements AutoCloseable {
      * windows. Fails with one line when the aggregate stage stops first or {@code deadline} passes.
      */
     static void readFinalRows(Map<String, Object> consumerConfig, String prefix, Map<String, Integer> wholeRowsDue,
-                              KafkaStreams aggregate, long deadline, java.util.function.BiConsumer<String, ThreadStats> each) {
-        Map<String, Integer> due = new java.util.HashMap<>(wholeRowsDue);
-        Map<String, Object> c = new java.util.HashMap<>(consumerConfig);
+                              KafkaStreams aggregate, long deadline, FinalRows each) {
+        Map<String, Integer> due = new HashMap<>(wholeRowsDue);
+        Map<String, Object> c = new HashMap<>(consumerConfig);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -113,8 +121,9 @@ final class Pipeline implements AutoCloseable {
                     ThreadStats t = r.value();
                     String session = t.getSession().toString();
                     if (!due.containsKey(session) || !t.getFinal$()) continue;
-                    if (r.key().equals(ThreadStatsFields.key(session, t.getThreadId(), null))) due.merge(session, -1, Integer::sum);
-                    each.accept(r.key(), t);
+                    boolean whole = r.key().equals(ThreadStatsFields.key(session, t.getThreadId(), null));
+                    if (whole) due.merge(session, -1, Integer::sum);
+                    each.row(t, whole);
                 }
             }
         }

@@ -206,8 +206,8 @@ final class RunCommand implements Callable<Integer> {
         Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         Map<String, List<ThreadStats>> rows = new HashMap<>();
-        Pipeline.readFinalRows(c, kafka.prefix, wholeRowsDue, aggregate, System.nanoTime() + timeoutMs * 1_000_000L, (key, t) -> {
-            if (key.split("/").length == 3) rows.computeIfAbsent(t.getSession().toString(), k -> new ArrayList<>()).add(t);
+        Pipeline.readFinalRows(c, kafka.prefix, wholeRowsDue, aggregate, System.nanoTime() + timeoutMs * 1_000_000L, (t, whole) -> {
+            if (!whole) rows.computeIfAbsent(t.getSession().toString(), k -> new ArrayList<>()).add(t);
         });
         rows.values().forEach(l -> l.sort(Comparator.comparingInt(ThreadStats::getThreadId).thenComparingLong(ThreadStats::getWindowStartNanos)));
         return rows;

@@ -3,6 +3,7 @@ package io.swapstream.ingest;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,14 +13,18 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** Creates the pipeline's topics with the partition count and sizes they need (DESIGN.md "Topics"). */
 public final class TopicSetup {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TopicSetup.class);
+
     private TopicSetup() {}
 
     /** The topics, by suffix, with their configuration. */
@@ -86,15 +91,14 @@ public final class TopicSetup {
         }
         List<String> existed = create(admin, topics, partitions, replication);
         if (existed.isEmpty()) return;
-        org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TopicSetup.class);
         try {
             for (String raised : raiseSegments(admin, existed)) {
-                log.info("raised segment.bytes of {} to {}: a record may be that large", raised, CHANGELOG_SEGMENT_BYTES);
+                LOG.info("raised segment.bytes of {} to {}: a record may be that large", raised, CHANGELOG_SEGMENT_BYTES);
             }
         } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof org.apache.kafka.common.errors.AuthorizationException)) throw e;
+            if (!(e.getCause() instanceof AuthorizationException)) throw e;
             // a principal may create topics and not read or alter their configs: the stage still runs
-            log.warn("could not check the changelogs' segment.bytes ({}): one below {} refuses records that large",
+            LOG.warn("could not check the changelogs' segment.bytes ({}): one below {} refuses records that large",
                     e.getCause().getMessage(), CHANGELOG_SEGMENT_BYTES);
         }
     }
@@ -137,13 +141,13 @@ public final class TopicSetup {
     /** @return those of {@code topics} that existed already (listed, or refused as existing when created) */
     private static List<String> create(Admin admin, Map<String, Map<String, String>> topics, int partitions, short replication)
             throws InterruptedException, ExecutionException {
-        Set<String> existing = new java.util.HashSet<>(admin.listTopics().names().get());
+        Set<String> existing = new HashSet<>(admin.listTopics().names().get());
         List<NewTopic> create = new ArrayList<>();
         topics.forEach((name, config) -> {
             if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(withInSync(config, replication)));
         });
         // a topic made a moment ago may not be listed yet: its creation is refused as existing
-        for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<Void>> f : admin.createTopics(create).values().entrySet()) {
+        for (Map.Entry<String, KafkaFuture<Void>> f : admin.createTopics(create).values().entrySet()) {
             try {
                 f.getValue().get();
             } catch (ExecutionException e) {

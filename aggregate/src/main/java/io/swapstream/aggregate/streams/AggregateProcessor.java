@@ -185,7 +185,10 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         final IntOpenHashSet labelsToWrite = new IntOpenHashSet();
         /** Threads whose label is in the store. */
         final IntOpenHashSet labelsStored = new IntOpenHashSet();
-        /** Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out from the store. */
+        /**
+         * Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out
+         * from the store. In memory the slot's flag says it, as a switch sets it (without windows) where a set's lookup per switch would cost.
+         */
         final IntOpenHashSet wholeChanged = new IntOpenHashSet();
         /** The batch count when a window last closed (-1: none yet). */
         long batchesAtClose = -1;
