@@ -11,6 +11,8 @@ import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.etw.BufferFiller;
+import io.swapstream.schemas.etw.EtlReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -266,21 +268,15 @@ final class BenchCommand implements Callable<Integer> {
     /**
      * Kafka alone: the same number of records of the same total size, produced with {@code compression}
      * (the ingester's for raw buffers, the stages' for batches), 512 KiB batches, in transactions, and
-     * consumed back committed. With {@code content}, the records are that file's bytes in order (raw
-     * buffers compress as the trace's do); without, half random and half zeros.
+     * consumed back committed. With {@code trace}, the records are its buffers as the ingester sends them
+     * (they compress as the trace's do); without, half random and half zeros.
      */
-    static Ceiling ceiling(String bootstrap, long records, long bytes, String name, String compression, Path content) throws Exception {
+    static Ceiling ceiling(String bootstrap, long records, long bytes, String name, String compression, Path trace) throws Exception {
         String topic = "bench-ceiling-" + name + "-" + UUID.randomUUID().toString().substring(0, 6);
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1)
                     .configs(Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))))).all().get();
         }
-        int size = (int) Math.max(1, bytes / Math.max(1, records));
-        byte[] value = new byte[size];
-        new java.util.Random(1).nextBytes(value);
-        java.util.Arrays.fill(value, size / 2, size, (byte) 0);
-        java.nio.channels.FileChannel file = content == null ? null : java.nio.channels.FileChannel.open(content);
-        long starts = file == null ? 1 : Math.max(1, file.size() - size + 1);
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
@@ -289,20 +285,27 @@ final class BenchCommand implements Callable<Integer> {
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
         long t0 = System.nanoTime();
-        try (file; KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
             producer.beginTransaction();
-            for (long i = 0; i < records; i++) {
-                if (file != null) {
-                    java.nio.ByteBuffer into = java.nio.ByteBuffer.wrap(value);
-                    long at = i * size % starts;
-                    while (into.hasRemaining() && file.read(into, at + into.position()) > 0) { }
-                }
-                producer.send(new ProducerRecord<>(topic, "s" + (i % 4), value));
-                if (i % 2000 == 1999) {
+            long[] sent = {0};
+            java.util.function.Consumer<byte[]> send = value -> {
+                producer.send(new ProducerRecord<>(topic, "s" + (sent[0] % 4), value));
+                if (++sent[0] % 2000 == 0) {
                     producer.commitTransaction();
                     producer.beginTransaction();
                 }
+            };
+            if (trace != null) {
+                try (EtlReader r = EtlReader.open(trace).framesOnly()) {
+                    while (r.next()) send.accept(java.util.Arrays.copyOf(r.rawBytes(), BufferFiller.publishedLength(r.rawBytes(), r.rawLength(), r.header())));
+                }
+            } else {
+                int size = (int) Math.max(1, bytes / Math.max(1, records));
+                byte[] value = new byte[size];
+                new java.util.Random(1).nextBytes(value);
+                java.util.Arrays.fill(value, size / 2, size, (byte) 0);
+                for (long i = 0; i < records; i++) send.accept(value);
             }
             producer.commitTransaction();
         }

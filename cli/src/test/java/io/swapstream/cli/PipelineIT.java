@@ -16,6 +16,7 @@ import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.etw.BufferFiller;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.nio.ByteBuffer;
@@ -189,7 +190,10 @@ class PipelineIT {
             String error = new String(letter.headers().lastHeader(SwapstreamConfig.HEADER_ERROR).value(), StandardCharsets.UTF_8);
             assertTrue(error.contains("runs past the fill mark"), error);
             assertTrue(error.contains("byte offset " + (bad * bufferSize + 0x48)), error);
-            assertEquals(bufferSize, letter.value().length, "the buffer's bytes, unchanged");
+            // the buffer's bytes as published: up to its fill mark, the filler after it left out
+            byte[] inFile = java.util.Arrays.copyOfRange(b, bad * bufferSize, (bad + 1) * bufferSize);
+            assertEquals(ByteBuffer.wrap(inFile).order(ByteOrder.LITTLE_ENDIAN).getInt(0x30), letter.value().length);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(inFile, BufferFiller.restore(letter.value(), bufferSize));
             assertEquals(String.valueOf(bad), new String(letter.headers().lastHeader(SwapstreamConfig.HEADER_BUFFER_INDEX).value(), StandardCharsets.UTF_8));
         }
     }

@@ -1,6 +1,7 @@
 package io.swapstream.ingest;
 
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.etw.BufferFiller;
 import io.swapstream.schemas.etw.EtlFormatException;
 import io.swapstream.schemas.etw.EtlReader;
 import io.swapstream.schemas.etw.LogfileHeader;
@@ -32,7 +33,7 @@ public final class BufferPublisher implements AutoCloseable {
     /** The first send the broker refused: every send is checked before publish returns. */
     private final AtomicReference<Exception> failed = new AtomicReference<>();
 
-    /** What one file became. */
+    /** What one file became: {@code bytes} as sent, without the buffers' filler ({@link BufferFiller}). */
     public record Published(String session, long buffers, long bytes, String error) {}
 
     /** The ingesters' compression: a buffer's unused tail (0xFF padding) costs next to nothing on the wire and disk. */
@@ -72,10 +73,10 @@ public final class BufferPublisher implements AutoCloseable {
             long bytes = 0;
             String error = null;
             while (true) {
-                send(session, host, file, index, r.bufferOffset(), maxWaitReason,
-                        Arrays.copyOf(r.rawBytes(), r.rawLength()), null);
+                byte[] value = Arrays.copyOf(r.rawBytes(), BufferFiller.publishedLength(r.rawBytes(), r.rawLength(), r.header()));
+                send(session, host, file, index, r.bufferOffset(), maxWaitReason, value, null);
                 index++;
-                bytes += r.rawLength();
+                bytes += value.length;
                 if (progress != null) progress.accept(r.position());
                 try {
                     if (!r.next()) break;

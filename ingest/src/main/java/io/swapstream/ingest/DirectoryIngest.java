@@ -2,6 +2,7 @@ package io.swapstream.ingest;
 
 import io.swapstream.schemas.StageCounters;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.etw.BufferFiller;
 import io.swapstream.schemas.etw.BufferHeader;
 import io.swapstream.schemas.etw.EtlFormatException;
 import io.swapstream.schemas.etw.EtlReader;
@@ -23,6 +24,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -163,6 +165,8 @@ public final class DirectoryIngest implements AutoCloseable {
     /** Sessions whose position changed in the open transaction. */
     private final java.util.Set<Followed> moved = new java.util.LinkedHashSet<>();
     private final byte[] header = new byte[BufferHeader.SIZE];
+    /** Where a buffer is read before the bytes to send are copied out: one array per buffer, not two. */
+    private byte[] read = new byte[64 * 1024];
     /** The last transaction failed: abort it before anything else. */
     private boolean aborting;
     /** The number of this watcher's last committed transaction (as its positions say). */
@@ -426,8 +430,9 @@ public final class DirectoryIngest implements AutoCloseable {
                     break;
                 }
                 if (left < bufferSize) break; // still being written
-                byte[] bytes = new byte[bufferSize];
-                readFully(ch, ByteBuffer.wrap(bytes), f.position.offset);
+                if (read.length < bufferSize) read = new byte[bufferSize];
+                readFully(ch, ByteBuffer.wrap(read, 0, bufferSize), f.position.offset);
+                byte[] bytes = Arrays.copyOf(read, BufferFiller.publishedLength(read, bufferSize, BufferHeader.read(read, f.position.offset)));
                 open = begin(open);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 f.lastSent = producer.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));

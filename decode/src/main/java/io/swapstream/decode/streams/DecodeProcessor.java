@@ -347,7 +347,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                 String source = session + " buffer " + i;
                 byte[] bytes = inputs.value(rawTopic, entry);
                 try {
-                    l.buffer.load(source, 0, bytes, 0, bytes.length);
+                    l.buffer.loadPublished(source, 0, bytes, 0, bytes.length);
                     SessionDecoder.check(l.buffer);
                     l.decoder.onBuffer(l.buffer, 0, source);
                 } catch (EtlFormatException e) {
@@ -401,7 +401,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long offset = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1")) == index
                 ? Math.max(0, parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_OFFSET, "0"))) : 0;
         try {
-            l.buffer.load(source, offset, bytes, 0, bytes.length);
+            l.buffer.loadPublished(source, offset, bytes, 0, bytes.length);
             SessionDecoder.check(l.buffer); // a malformed buffer changes nothing
             // refuses only a session's first buffer (no logfile header, a clock it cannot read): before any change
             l.decoder.onBuffer(l.buffer, offset, source);

@@ -28,13 +28,33 @@ public final class BufferDecoder {
      * @param fileOffset where the buffer starts in its file, for error messages
      */
     public BufferHeader load(String source, long fileOffset, byte[] raw, int off, int len) {
+        return load(source, fileOffset, raw, off, len, false);
+    }
+
+    /**
+     * As {@link #load}, for a buffer as a publisher sends it: an uncompressed one may end at its fill
+     * mark, its filler left out ({@link BufferFiller}).
+     */
+    public BufferHeader loadPublished(String source, long fileOffset, byte[] raw, int off, int len) {
+        return load(source, fileOffset, raw, off, len, true);
+    }
+
+    private BufferHeader load(String source, long fileOffset, byte[] raw, int off, int len, boolean published) {
         this.source = source;
         if (len < BufferHeader.SIZE) {
             throw new EtlFormatException(source, fileOffset, "buffer of " + len + " bytes is shorter than a buffer header (72 bytes)");
         }
         ByteBuffer rawView = wrap(raw);
         BufferHeader h = BufferHeader.read(rawView, off, fileOffset);
-        checkHeader(source, h, len);
+        if (published && !h.compressed() && len < h.bufferSize() && h.fillMark() <= h.bufferSize()) {
+            if (len < h.fillMark()) {
+                throw new EtlFormatException(source, fileOffset + len, "buffer of " + len + " bytes ends before its fill mark "
+                        + h.fillMark() + ": truncated");
+            }
+            checkHeader(source, h, h.bufferSize());
+        } else {
+            checkHeader(source, h, len);
+        }
         if (h.compressed()) {
             int expected = h.fillMark() - BufferHeader.SIZE;
             ensureScratch(h.fillMark());
