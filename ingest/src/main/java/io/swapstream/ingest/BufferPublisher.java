@@ -36,7 +36,10 @@ public final class BufferPublisher implements AutoCloseable {
     /** What one file became: {@code bytes} as sent, without the buffers' filler ({@link BufferFiller}). */
     public record Published(String session, long buffers, long bytes, String error) {}
 
-    /** The ingesters' compression: a buffer's unused tail (0xFF padding) costs next to nothing on the wire and disk. */
+    /**
+     * The ingesters' compression, cheap on CPU: event data shrinks on the wire and disk (i16.etl's buffers
+     * as published, 118 MiB, took 50 MiB of the broker's disk), and so does the 0xFF filler of a buffer sent whole (see {@link BufferFiller}).
+     */
     public static final String COMPRESSION = "lz4";
 
     public BufferPublisher(String bootstrapServers, String prefix, Map<String, Object> overrides) {
