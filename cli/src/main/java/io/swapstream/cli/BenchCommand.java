@@ -298,7 +298,7 @@ final class BenchCommand implements Callable<Integer> {
             };
             if (trace != null) {
                 try (EtlReader r = EtlReader.open(trace).framesOnly()) {
-                    while (r.next()) send.accept(java.util.Arrays.copyOf(r.rawBytes(), BufferFiller.publishedLength(r.rawBytes(), r.rawLength(), r.header())));
+                    while (r.next()) send.accept(BufferFiller.published(r.rawBytes(), r.rawLength(), r.header()));
                 }
             } else {
                 int size = (int) Math.max(1, bytes / Math.max(1, records));

@@ -8,7 +8,6 @@ import io.swapstream.schemas.etw.LogfileHeader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -76,7 +75,7 @@ public final class BufferPublisher implements AutoCloseable {
             long bytes = 0;
             String error = null;
             while (true) {
-                byte[] value = Arrays.copyOf(r.rawBytes(), BufferFiller.publishedLength(r.rawBytes(), r.rawLength(), r.header()));
+                byte[] value = BufferFiller.published(r.rawBytes(), r.rawLength(), r.header());
                 send(session, host, file, index, r.bufferOffset(), maxWaitReason, value, null);
                 index++;
                 bytes += value.length;

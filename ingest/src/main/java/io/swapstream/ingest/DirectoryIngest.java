@@ -24,7 +24,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -165,7 +164,7 @@ public final class DirectoryIngest implements AutoCloseable {
     /** Sessions whose position changed in the open transaction. */
     private final java.util.Set<Followed> moved = new java.util.LinkedHashSet<>();
     private final byte[] header = new byte[BufferHeader.SIZE];
-    /** Where a buffer is read before the bytes to send are copied out: one array per buffer, not two. */
+    /** Where a buffer is read before the bytes to send are copied out: one new array per buffer, sized as sent. */
     private byte[] read = new byte[64 * 1024];
     /** The last transaction failed: abort it before anything else. */
     private boolean aborting;
@@ -432,7 +431,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 if (left < bufferSize) break; // still being written
                 if (read.length < bufferSize) read = new byte[bufferSize];
                 readFully(ch, ByteBuffer.wrap(read, 0, bufferSize), f.position.offset);
-                byte[] bytes = Arrays.copyOf(read, BufferFiller.publishedLength(read, bufferSize, BufferHeader.read(read, f.position.offset)));
+                byte[] bytes = BufferFiller.published(read, bufferSize, BufferHeader.read(read, f.position.offset));
                 open = begin(open);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 f.lastSent = producer.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));

@@ -46,15 +46,15 @@ public final class BufferDecoder {
         }
         ByteBuffer rawView = wrap(raw);
         BufferHeader h = BufferHeader.read(rawView, off, fileOffset);
-        if (published && !h.compressed() && len < h.bufferSize() && h.fillMark() <= h.bufferSize()) {
-            if (len < h.fillMark()) {
+        long available = len;
+        if (published && !h.compressed() && len < h.bufferSize()) {
+            if (len < h.fillMark() && h.fillMark() <= h.bufferSize()) {
                 throw new EtlFormatException(source, fileOffset + len, "buffer of " + len + " bytes ends before its fill mark "
                         + h.fillMark() + ": truncated");
             }
-            checkHeader(source, h, h.bufferSize());
-        } else {
-            checkHeader(source, h, len);
+            available = h.bufferSize(); // its filler left out
         }
+        checkHeader(source, h, available);
         if (h.compressed()) {
             int expected = h.fillMark() - BufferHeader.SIZE;
             ensureScratch(h.fillMark());

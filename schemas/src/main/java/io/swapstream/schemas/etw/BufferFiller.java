@@ -35,6 +35,11 @@ public final class BufferFiller {
         return fill;
     }
 
+    /** The bytes a publisher sends of the buffer at the start of {@code raw}: a copy of its {@link #publishedLength}. */
+    public static byte[] published(byte[] raw, int length, BufferHeader h) {
+        return Arrays.copyOf(raw, publishedLength(raw, length, h));
+    }
+
     /** The buffer as in its file: a published record padded with filler to {@code bufferSize}. */
     public static byte[] restore(byte[] published, int bufferSize) {
         if (published.length >= bufferSize) return published;
