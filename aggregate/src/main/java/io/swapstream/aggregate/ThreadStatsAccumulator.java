@@ -258,23 +258,49 @@ public final class ThreadStatsAccumulator {
         boolean prio = priorityCount > 0;
         Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
         Long[] ready = quantiles(readies, readyCount, 0, readyMax);
-        return ThreadStats.newBuilder().setSession(session).setHost(host).setThreadId(tid).setProcessId(pid)
-                .setProcessName(processName).setThreadName(threadName).setWindowStartNanos(windowStart)
-                .setWindowEndNanos(windowEnd).setSwitchInCount(switchIn).setSwitchOutCount(switchOut)
-                .setVoluntarySwitchOutCount(voluntary).setInvoluntarySwitchOutCount(involuntary)
-                .setWaitReasonCounts(reasons).setWaitReasonBitMap(waitReasonBitMap).setWaitCount(waitCount)
-                .setWaitSumNanos(waitSum).setWaitMinNanos(waited ? waitMin : null).setWaitMaxNanos(waited ? waitMax : null)
-                .setWaitMeanNanos(waited ? (double) waitSum / waitCount : null)
-                .setWaitP50Nanos(wait[0]).setWaitP90Nanos(wait[1]).setWaitP99Nanos(wait[2])
-                .setNewThreadWaitTicksCount(ticksCount).setNewThreadWaitTicksSum(ticksSum)
-                .setNewThreadWaitTicksMax(ticksCount > 0 ? ticksMax : null)
-                .setRunCount(runCount).setRunSumNanos(runSum).setRunMaxNanos(runCount > 0 ? runMax : null)
-                .setPriorityMin(prio ? priorityMin : null).setPriorityMax(prio ? priorityMax : null)
-                .setPriorityMean(prio ? (double) prioritySum / priorityCount : null)
-                .setPriorityHistogram(hist).setPmcDeltas(pmc)
-                .setReadyCount(readyCount).setReadySumNanos(readySum).setReadyMaxNanos(readyCount > 0 ? readyMax : null)
-                .setReadyP50Nanos(ready[0]).setReadyP90Nanos(ready[1]).setReadyP99Nanos(ready[2])
-                .setTopReadiers(topReadiers())
-                .setFinal$(isFinal).build();
+        // the record's setters, not its builder: the builder checks each field and fills defaults, per row and in code the JIT compiles
+        ThreadStats s = new ThreadStats();
+        s.setSession(session);
+        s.setHost(host);
+        s.setThreadId(tid);
+        s.setProcessId(pid);
+        s.setProcessName(processName);
+        s.setThreadName(threadName);
+        s.setWindowStartNanos(windowStart);
+        s.setWindowEndNanos(windowEnd);
+        s.setSwitchInCount(switchIn);
+        s.setSwitchOutCount(switchOut);
+        s.setVoluntarySwitchOutCount(voluntary);
+        s.setInvoluntarySwitchOutCount(involuntary);
+        s.setWaitReasonCounts(reasons);
+        s.setWaitReasonBitMap(waitReasonBitMap);
+        s.setWaitCount(waitCount);
+        s.setWaitSumNanos(waitSum);
+        s.setWaitMinNanos(waited ? waitMin : null);
+        s.setWaitMaxNanos(waited ? waitMax : null);
+        s.setWaitMeanNanos(waited ? (double) waitSum / waitCount : null);
+        s.setWaitP50Nanos(wait[0]);
+        s.setWaitP90Nanos(wait[1]);
+        s.setWaitP99Nanos(wait[2]);
+        s.setNewThreadWaitTicksCount(ticksCount);
+        s.setNewThreadWaitTicksSum(ticksSum);
+        s.setNewThreadWaitTicksMax(ticksCount > 0 ? ticksMax : null);
+        s.setRunCount(runCount);
+        s.setRunSumNanos(runSum);
+        s.setRunMaxNanos(runCount > 0 ? runMax : null);
+        s.setPriorityMin(prio ? priorityMin : null);
+        s.setPriorityMax(prio ? priorityMax : null);
+        s.setPriorityMean(prio ? (double) prioritySum / priorityCount : null);
+        s.setPriorityHistogram(hist);
+        s.setPmcDeltas(pmc);
+        s.setReadyCount(readyCount);
+        s.setReadySumNanos(readySum);
+        s.setReadyMaxNanos(readyCount > 0 ? readyMax : null);
+        s.setReadyP50Nanos(ready[0]);
+        s.setReadyP90Nanos(ready[1]);
+        s.setReadyP99Nanos(ready[2]);
+        s.setTopReadiers(topReadiers());
+        s.setFinal$(isFinal);
+        return s;
     }
 }
