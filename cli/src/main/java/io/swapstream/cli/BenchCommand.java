@@ -59,7 +59,8 @@ final class BenchCommand implements Callable<Integer> {
     long switches;
 
     @Option(names = "--rounds", defaultValue = "2", paramLabel = "N",
-            description = "measure everything N times in this JVM: the first round includes the JIT compiling the broker, the clients and the stages")
+            description = "measure everything N times in this JVM, the pipeline's rounds as one more session each through one running pipeline:"
+                    + " the first round includes the JIT compiling the broker, the clients and the stages")
     int rounds;
 
     @Option(names = "--timeout", defaultValue = "900s", paramLabel = "DURATION", description = "give up on the pipeline after this long")
@@ -92,10 +93,21 @@ final class BenchCommand implements Callable<Integer> {
             try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
                 String bootstrap = broker.bootstrapServers();
                 List<Pipeline.Times> runs = new java.util.ArrayList<>();
-                for (int r = 0; r < rounds; r++) {
-                    runs.add(pipeline(bootstrap, work.resolve("round" + r), trace, timeoutMs, offline.get(0)));
-                    err.printf("bench: pipeline round %d done%n", r + 1);
-                    err.flush();
+                String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6) + ".";
+                try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+                    TopicSetup.ensure(admin, prefix, 4, (short) 1);
+                }
+                // one pipeline for all rounds, as a service runs: each round is one more session through it
+                long started = System.nanoTime();
+                try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
+                        60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
+                    pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
+                    double startSecs = secs(started);
+                    for (int r = 0; r < rounds; r++) {
+                        runs.add(round(bootstrap, prefix, pipeline, startSecs, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
+                        err.printf("bench: pipeline round %d done%n", r + 1);
+                        err.flush();
+                    }
                 }
                 Pipeline.Times p = runs.get(rounds - 1);
                 Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
@@ -159,39 +171,33 @@ final class BenchCommand implements Callable<Integer> {
         return (System.nanoTime() - since) / 1e9;
     }
 
-    /** The pipeline end to end on the broker: ingest, decode, aggregate, and when each was done. */
-    Pipeline.Times pipeline(String bootstrap, Path work, Path trace, long timeoutMs, Offline expected) throws Exception {
-        String prefix = "bench" + UUID.randomUUID().toString().substring(0, 6) + ".";
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            TopicSetup.ensure(admin, prefix, 4, (short) 1);
+    /** One session through the running pipeline: ingest, decode, aggregate, and when each was done. */
+    Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, double startSecs, String host, Path trace, long timeoutMs,
+                         Offline expected) throws Exception {
+        String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;
+        Map<TopicPartition, Long> roundStart = endOffsets(bootstrap, batchTopic);
+        JvmCpu before = JvmCpu.now();
+        double decodeCpu0 = threadCpu("bench-" + prefix + "-decode-");
+        double aggregateCpu0 = threadCpu("bench-" + prefix + "-aggregate-");
+        long t0 = System.nanoTime();
+        BufferPublisher.Published published;
+        try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
+            published = publisher.publish(trace, host, null, null);
         }
-        try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
-                60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
-            // a service's stages are up before a trace comes: the clock starts once both run
-            long started = System.nanoTime();
-            pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
-            double startSecs = secs(started);
-            JvmCpu before = JvmCpu.now();
-            long t0 = System.nanoTime();
-            BufferPublisher.Published published;
-            try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
-                published = publisher.publish(trace, "bench", null, null);
-            }
-            double ingested = secs(t0);
-            long deadline = t0 + timeoutMs * 1_000_000L;
-            while (!ended(pipeline.decode, DecodeTopology.PROGRESS_STORE, published.session(), true)) pause(deadline);
-            double decoded = secs(t0);
-            double decodeCpu = threadCpu("bench-" + prefix + "-decode-") ;
-            while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
-            double aggregated = secs(t0);
-            double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-");
-            JvmCpu used = JvmCpu.now().minus(before);
-            long[] sizes = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES);
-            // a stage that stopped after its store had the session's end would still have been timed: its rows tell
-            checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
-            return new Pipeline.Times(startSecs, ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
-                    decodeCpu, aggregateCpu, used);
-        }
+        double ingested = secs(t0);
+        long deadline = t0 + timeoutMs * 1_000_000L;
+        while (!ended(pipeline.decode, DecodeTopology.PROGRESS_STORE, published.session(), true)) pause(deadline);
+        double decoded = secs(t0);
+        double decodeCpu = threadCpu("bench-" + prefix + "-decode-") - decodeCpu0;
+        while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
+        double aggregated = secs(t0);
+        double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-") - aggregateCpu0;
+        JvmCpu used = JvmCpu.now().minus(before);
+        long[] sizes = topicSize(bootstrap, batchTopic, roundStart);
+        // a stage that stopped after its store had the session's end would still have been timed: its rows tell
+        checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
+        return new Pipeline.Times(startSecs, ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
+                decodeCpu, aggregateCpu, used);
     }
 
     private static void pause(long deadline) throws InterruptedException {
@@ -227,15 +233,24 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Records and bytes (uncompressed values) of a topic, read back committed. */
-    static long[] topicSize(String bootstrap, String topic) {
+    /** Where each partition of a topic ends now: a round's records are those after. */
+    static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic) {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrap), new StringDeserializer(),
+                new ByteArrayDeserializer())) {
+            return consumer.endOffsets(consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList());
+        }
+    }
+
+    /** Records and bytes (uncompressed values) of a topic, read back committed: from {@code from}, or all when it is null. */
+    static long[] topicSize(String bootstrap, String topic, Map<TopicPartition, Long> from) {
         Map<String, Object> c = consumerConfig(bootstrap);
         long records = 0;
         long bytes = 0;
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
             consumer.assign(parts);
-            consumer.seekToBeginning(parts);
+            if (from == null) consumer.seekToBeginning(parts);
+            else parts.forEach(p -> consumer.seek(p, from.getOrDefault(p, 0L)));
             Map<TopicPartition, Long> end = consumer.endOffsets(parts);
             while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
@@ -311,7 +326,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         double produce = secs(t0);
         t0 = System.nanoTime();
-        long[] read = topicSize(bootstrap, topic);
+        long[] read = topicSize(bootstrap, topic, null);
         double consume = secs(t0);
         return new Ceiling(read[0], read[1], compression, produce, consume);
     }
@@ -330,10 +345,10 @@ final class BenchCommand implements Callable<Integer> {
             out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "offline decode + stats (one thread)", o.statsSecs(),
                     switches / o.statsSecs(), switches / o.statsSecs() / reference);
         }
+        out.printf("%-50s %9.2f %13s %7s%n", "pipeline: stages running (before round 1's clock)", runs.get(0).started(), "", "");
         for (int r = 0; r < runs.size(); r++) {
             Pipeline.Times p = runs.get(r);
             String round = runs.size() > 1 ? "round " + (r + 1) + ": " : "";
-            out.printf("%-50s %9.2f %13s %7s%n", round + "pipeline: stages running (before the clock starts)", p.started(), "", "");
             out.printf("%-50s %9.2f %13s %7s%n", round + "pipeline: ingest done", p.ingested(), "", "");
             out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "pipeline: decode done", p.decoded(), switches / p.decoded(),
                     switches / p.decoded() / reference);
