@@ -99,12 +99,13 @@ final class BenchCommand implements Callable<Integer> {
                 }
                 // one pipeline for all rounds, as a service runs: each round is one more session through it
                 long started = System.nanoTime();
+                double startSecs;
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
                         60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
-                    double startSecs = secs(started);
+                    startSecs = secs(started);
                     for (int r = 0; r < rounds; r++) {
-                        runs.add(round(bootstrap, prefix, pipeline, startSecs, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
+                        runs.add(round(bootstrap, prefix, pipeline, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
                         err.printf("bench: pipeline round %d done%n", r + 1);
                         err.flush();
                     }
@@ -112,7 +113,7 @@ final class BenchCommand implements Callable<Integer> {
                 Pipeline.Times p = runs.get(rounds - 1);
                 Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
                 Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
-                print(out, trace, bytes, offline, runs, raw, batches);
+                print(out, trace, bytes, offline, startSecs, runs, raw, batches);
             }
         } finally {
             Directories.deleteTree(work);
@@ -172,8 +173,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** One session through the running pipeline: ingest, decode, aggregate, and when each was done. */
-    Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, double startSecs, String host, Path trace, long timeoutMs,
-                         Offline expected) throws Exception {
+    Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, String host, Path trace, long timeoutMs, Offline expected) throws Exception {
         String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;
         Map<TopicPartition, Long> roundStart = endOffsets(bootstrap, batchTopic);
         JvmCpu before = JvmCpu.now();
@@ -196,7 +196,7 @@ final class BenchCommand implements Callable<Integer> {
         long[] sizes = topicSize(bootstrap, batchTopic, roundStart);
         // a stage that stopped after its store had the session's end would still have been timed: its rows tell
         checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
-        return new Pipeline.Times(startSecs, ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
+        return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
                 decodeCpu, aggregateCpu, used);
     }
 
@@ -331,8 +331,8 @@ final class BenchCommand implements Callable<Integer> {
         return new Ceiling(read[0], read[1], compression, produce, consume);
     }
 
-    private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, List<Pipeline.Times> runs,
-                              Ceiling raw, Ceiling batches) {
+    private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, double startSecs,
+                              List<Pipeline.Times> runs, Ceiling raw, Ceiling batches) {
         long switches = offline.get(0).switches();
         double reference = switches / offline.get(offline.size() - 1).statsSecs();
         out.printf("swapstream bench: %s, %d switches, %.1f MiB, %d processors available%n", trace.getFileName(), switches,
@@ -345,7 +345,7 @@ final class BenchCommand implements Callable<Integer> {
             out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "offline decode + stats (one thread)", o.statsSecs(),
                     switches / o.statsSecs(), switches / o.statsSecs() / reference);
         }
-        out.printf("%-50s %9.2f %13s %7s%n", "pipeline: stages running (before round 1's clock)", runs.get(0).started(), "", "");
+        out.printf("%-50s %9.2f %13s %7s%n", "pipeline: stages running (before round 1's clock)", startSecs, "", "");
         for (int r = 0; r < runs.size(); r++) {
             Pipeline.Times p = runs.get(r);
             String round = runs.size() > 1 ? "round " + (r + 1) + ": " : "";
