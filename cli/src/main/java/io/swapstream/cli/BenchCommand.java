@@ -66,6 +66,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "900s", paramLabel = "DURATION", description = "give up on the pipeline after this long")
     String timeout;
 
+    /** Where the last round read the batches topic to: the next round's batches are those after. */
+    private Map<TopicPartition, Long> batchesReadTo;
+
     @Override
     public Integer call() throws Exception {
         if (file != null) Options.traceFiles(List.of(file));
@@ -174,8 +177,6 @@ final class BenchCommand implements Callable<Integer> {
 
     /** One session through the running pipeline: ingest, decode, aggregate, and when each was done. */
     Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, String host, Path trace, long timeoutMs, Offline expected) throws Exception {
-        String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;
-        Map<TopicPartition, Long> roundStart = endOffsets(bootstrap, batchTopic);
         JvmCpu before = JvmCpu.now();
         double decodeCpu0 = threadCpu("bench-" + prefix + "-decode-");
         double aggregateCpu0 = threadCpu("bench-" + prefix + "-aggregate-");
@@ -193,10 +194,11 @@ final class BenchCommand implements Callable<Integer> {
         double aggregated = secs(t0);
         double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-") - aggregateCpu0;
         JvmCpu used = JvmCpu.now().minus(before);
-        long[] sizes = topicSize(bootstrap, batchTopic, roundStart);
+        TopicSize batches = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES, batchesReadTo);
+        batchesReadTo = batches.end();
         // a stage that stopped after its store had the session's end would still have been timed: its rows tell
         checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
-        return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), sizes[0], sizes[1],
+        return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), batches.records(), batches.bytes(),
                 decodeCpu, aggregateCpu, used);
     }
 
@@ -233,16 +235,11 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Where each partition of a topic ends now: a round's records are those after. */
-    static Map<TopicPartition, Long> endOffsets(String bootstrap, String topic) {
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(bootstrap), new StringDeserializer(),
-                new ByteArrayDeserializer())) {
-            return consumer.endOffsets(consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList());
-        }
-    }
+    /** Records and bytes (uncompressed values) of a topic, and the offsets they end at. */
+    record TopicSize(long records, long bytes, Map<TopicPartition, Long> end) {}
 
-    /** Records and bytes (uncompressed values) of a topic, read back committed: from {@code from}, or all when it is null. */
-    static long[] topicSize(String bootstrap, String topic, Map<TopicPartition, Long> from) {
+    /** A topic's records read back committed: from {@code from}, or all when it is null. */
+    static TopicSize topicSize(String bootstrap, String topic, Map<TopicPartition, Long> from) {
         Map<String, Object> c = consumerConfig(bootstrap);
         long records = 0;
         long bytes = 0;
@@ -258,8 +255,8 @@ final class BenchCommand implements Callable<Integer> {
                     bytes += r.value().length;
                 }
             }
+            return new TopicSize(records, bytes, end);
         }
-        return new long[] {records, bytes};
     }
 
     static Map<String, Object> consumerConfig(String bootstrap) {
@@ -326,9 +323,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         double produce = secs(t0);
         t0 = System.nanoTime();
-        long[] read = topicSize(bootstrap, topic, null);
+        TopicSize read = topicSize(bootstrap, topic, null);
         double consume = secs(t0);
-        return new Ceiling(read[0], read[1], compression, produce, consume);
+        return new Ceiling(read.records(), read.bytes(), compression, produce, consume);
     }
 
     private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, double startSecs,
