@@ -40,9 +40,10 @@ final class Options {
             if (t.endsWith("s")) return Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 1_000_000_000L);
             if (t.endsWith("m")) return Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 60_000_000_000L);
             if (t.endsWith("h")) return Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 3_600_000_000_000L);
+            if (t.endsWith("d")) return Math.multiplyExact(Long.parseLong(t.substring(0, t.length() - 1)), 86_400_000_000_000L);
             return Duration.parse(s).toNanos();
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw new UserInputException(option + ": '" + s + "' is not a duration (for example 60s, 500ms, 5m)");
+            throw new UserInputException(option + ": '" + s + "' is not a duration (for example 60s, 500ms, 5m, 7d)");
         }
     }
 

@@ -43,6 +43,10 @@ abstract class StageCommand implements Callable<Integer> {
                     + " address, with this machine's name when it binds every interface")
     String httpAdvertised;
 
+    @Option(names = "--session-retention", defaultValue = "7d", paramLabel = "DURATION",
+            description = "how long an ended session stays in the stage's stores (and queries); the topics keep it for the broker's retention")
+    String retention;
+
     /** This instance's HTTP address in Kafka Streams metadata. */
     String advertised;
 
@@ -64,6 +68,7 @@ abstract class StageCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         validate();
+        long retentionMs = Options.positiveDuration("--session-retention", retention) / 1_000_000;
         String httpAddress = http == null ? defaultHttp() : http;
         Options.hostPort("--http", httpAddress);
         if (httpAdvertised != null) Options.hostPort("--http-advertised", httpAdvertised);
@@ -76,6 +81,7 @@ abstract class StageCommand implements Callable<Integer> {
             throw new UserInputException("--http " + httpAddress + ": cannot listen there (" + e.getMessage() + ")");
         }
         Map<String, String> overrides = new java.util.HashMap<>(kafka.clientConfigStrings());
+        overrides.put(io.swapstream.schemas.SwapstreamConfig.SESSION_RETENTION_MS, String.valueOf(Math.max(1, retentionMs)));
         overrides.putAll(stageSettings());
         // other instances reach this one's stores through its HTTP address
         advertised = httpAdvertised != null ? httpAdvertised : server.address();

@@ -38,6 +38,7 @@ final class StageMetrics implements AutoCloseable {
         counter("swapstream_rows_resent", "final rows sent again as a task started: kept in its state, not in the rows topic", counters.rowsResent);
         counter("swapstream_duplicate_rows", "final rows not sent: the rows topic had them ahead of the state", counters.duplicateRows);
         counter("swapstream_sessions_ended", "sessions ended", counters.sessionsEnded);
+        counter("swapstream_sessions_forgotten", "ended sessions that left the stores, their retention passed", counters.sessionsForgotten);
         counter("swapstream_buffers_lost", "buffers of ended sessions that were not decoded", counters.buffersLost);
         counter("swapstream_events_lost", "events the loggers reported lost", counters.eventsLost);
         Gauge.builder("swapstream_sessions_open", counters.sessionsOpen, Number::doubleValue).tag("stage", stage)

@@ -117,7 +117,7 @@ class OfflineCommandsTest {
         Path f = generate("compact", 100);
         CliRunner r = CliRunner.run("stats", f.toString(), "--window", "soon");
         assertEquals(Swapstream.EXIT_BAD_INPUT, r.exit());
-        assertEquals("swapstream: --window: 'soon' is not a duration (for example 60s, 500ms, 5m)", r.err().strip());
+        assertEquals("swapstream: --window: 'soon' is not a duration (for example 60s, 500ms, 5m, 7d)", r.err().strip());
         CliRunner by = CliRunner.run("stats", f.toString(), "--by", "colour");
         assertEquals(Swapstream.EXIT_BAD_INPUT, by.exit());
         assertEquals(1, by.err().strip().lines().count());

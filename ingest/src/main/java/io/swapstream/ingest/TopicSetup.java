@@ -32,11 +32,13 @@ public final class TopicSetup {
         String big = String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES);
         Map<String, Map<String, String>> t = new LinkedHashMap<>();
         t.put(SwapstreamConfig.RAW_BUFFERS, Map.of("max.message.bytes", big));
-        t.put(SwapstreamConfig.SESSIONS, Map.of("cleanup.policy", "compact"));
+        // keyed by session: compaction alone keeps every session's last records for ever; the broker's retention ends them
+        Map<String, String> perSession = Map.of("cleanup.policy", "compact,delete");
+        t.put(SwapstreamConfig.SESSIONS, perSession);
         t.put(SwapstreamConfig.SWITCH_BATCHES, Map.of("max.message.bytes", big));
         t.put(SwapstreamConfig.CONTEXT_SWITCHES, Map.of());
-        t.put(SwapstreamConfig.THREADS, Map.of("cleanup.policy", "compact"));
-        t.put(SwapstreamConfig.THREAD_STATS, Map.of("cleanup.policy", "compact"));
+        t.put(SwapstreamConfig.THREADS, perSession);
+        t.put(SwapstreamConfig.THREAD_STATS, perSession);
         t.put(SwapstreamConfig.DEAD_LETTERS, Map.of("max.message.bytes", big));
         t.put(SwapstreamConfig.INGEST_POSITIONS, Map.of("cleanup.policy", "compact"));
         return t;

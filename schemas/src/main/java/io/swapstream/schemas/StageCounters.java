@@ -32,6 +32,8 @@ public final class StageCounters {
     public final LongAdder duplicateRows = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
+    /** Ended sessions that left the stage's stores, their retention passed. */
+    public final LongAdder sessionsForgotten = new LongAdder();
     public final AtomicLong sessionsOpen = new AtomicLong();
     /** Dead letters by kind of reason (a short fixed word: malformed-buffer, missing-buffers, ...). */
     public final java.util.concurrent.ConcurrentHashMap<String, LongAdder> deadLettersByKind = new java.util.concurrent.ConcurrentHashMap<>();
@@ -64,6 +66,7 @@ public final class StageCounters {
         m.put("duplicateRows", duplicateRows.sum());
         m.put("deadLetters", deadLetters.sum());
         m.put("sessionsEnded", sessionsEnded.sum());
+        m.put("sessionsForgotten", sessionsForgotten.sum());
         m.put("sessionsOpen", sessionsOpen.get());
         return m;
     }

@@ -66,6 +66,21 @@ public final class SwapstreamConfig {
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;
+    /**
+     * Both stages: how long after its end a session stays in their stores (default 7 days, Kafka's
+     * default log retention). Then the decode stage forgets it (a buffer of it after that starts it
+     * again) and the aggregate's queries no longer have its rows; the topics keep them for the broker's
+     * retention. A service takes sessions for ever: without this, their state would grow for ever.
+     */
+    public static final String SESSION_RETENTION_MS = "swapstream.session.retention.ms";
+    public static final long DEFAULT_SESSION_RETENTION_MS = 7L * 24 * 3600 * 1000;
+
+    /** {@link #SESSION_RETENTION_MS} from a stage's configuration, checked. */
+    public static long sessionRetentionMs(Map<String, ?> config) {
+        long ms = longSetting(config, SESSION_RETENTION_MS, DEFAULT_SESSION_RETENTION_MS);
+        if (ms < 1) throw new IllegalArgumentException(SESSION_RETENTION_MS + " must be at least 1");
+        return ms;
+    }
     /** Aggregate: tumbling window of the windowed statistics (0: whole-session only). */
     public static final String WINDOW_MS = "swapstream.window.ms";
     /** Aggregate: how often changed whole-session statistics are emitted. */

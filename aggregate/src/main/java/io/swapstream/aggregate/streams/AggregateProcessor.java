@@ -101,14 +101,19 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     private final org.apache.kafka.common.serialization.Deserializer<ThreadStats> rowReader;
     private final String statsTopic;
     private final long confirmMs;
+    private final long retentionMs;
+    /** At most this many ended sessions leave the stores at one look: each takes its rows out of the stats store one by one. */
+    static final int FORGET_AT_ONCE = 16;
     /** The final rows emitted and not yet seen in the rows topic (null: not kept, {@link SwapstreamConfig#AGGREGATE_CONFIRM_MS} 0). */
     private FinalRowOutbox outbox;
 
     AggregateProcessor(String batchTopic, String sessionTopic, long windowNanos, long emitIntervalMs,
                        org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
                        org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions, int flushBatches, int keepWindows,
-                       long missingAfterMs, String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long confirmMs) {
+                       long missingAfterMs, String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long confirmMs,
+                       long retentionMs) {
         this.statsTopic = statsTopic;
+        this.retentionMs = retentionMs;
         this.rowWriter = rows.serializer();
         this.rowReader = rows.deserializer();
         this.confirmMs = confirmMs;
@@ -451,6 +456,47 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         }
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
         context.schedule(Duration.ofMillis(Math.max(100, missingAfterMs / 4)), PunctuationType.WALL_CLOCK_TIME, this::lookForMissing);
+        context.schedule(Duration.ofMillis(retentionLookEvery(retentionMs)), PunctuationType.WALL_CLOCK_TIME, this::forgetEnded);
+    }
+
+    /** A tenth of the retention, from a second to an hour: a session stays at most that much longer. */
+    static long retentionLookEvery(long retentionMs) {
+        return Math.max(1000, Math.min(retentionMs / 10, 3_600_000));
+    }
+
+    /**
+     * Ended sessions whose retention has passed leave the stores: their progress, their record, their rows in
+     * the stats store (the topic keeps them for the broker's retention). A session ended by a version that
+     * did not note when gets its end noted now.
+     */
+    private void forgetEnded(long now) {
+        List<String> expired = new ArrayList<>();
+        try (KeyValueIterator<String, TraceSession> it = sessionRecords.all()) {
+            while (it.hasNext() && expired.size() < FORGET_AT_ONCE) {
+                String session = it.next().key;
+                if (open.containsKey(session)) continue;
+                byte[] value = store.get(session);
+                AggregateSession s = value == null ? null : AggregateSession.decode(value);
+                if (s == null || !s.done) continue;
+                if (s.endedMs <= 0) {
+                    s.endedMs = now;
+                    store.put(session, s.encode());
+                } else if (now - s.endedMs >= retentionMs) {
+                    expired.add(session);
+                }
+            }
+        }
+        for (String session : expired) {
+            List<String> rows = new ArrayList<>();
+            try (KeyValueIterator<String, ThreadStats> it = latest.prefixScan(session + "/", new org.apache.kafka.common.serialization.StringSerializer())) {
+                it.forEachRemaining(kv -> rows.add(kv.key));
+            }
+            rows.forEach(k -> StateStores.remove(latest, k));
+            StateStores.remove(sessionRecords, session);
+            StateStores.remove(store, session);
+            StageCounters.AGGREGATE.sessionsForgotten.increment();
+            LOG.info("session {} ended more than {} s ago: it left the stores ({} rows)", session, retentionMs / 1000, rows.size());
+        }
     }
 
     @Override
@@ -813,6 +859,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         o.state.flushedBatches = o.state.batches;
         o.state.redoBytes = 0;
         o.state.done = true;
+        o.state.endedMs = context.currentSystemTimeMs();
         o.state.statistics = new byte[0];
         store.put(o.session, o.state.encode());
         open.remove(o.session);

@@ -13,8 +13,8 @@ import java.io.UncheckedIOException;
  * sent, how the session ended, and the statistics' carried state (open window, PMC baselines).
  */
 final class AggregateSession {
-    /** 3 adds the batch sequence and the session record's offset; 2 the last batch's offset. */
-    static final int VERSION = 3;
+    /** 4 adds when the session ended; 3 the batch sequence and the session record's offset; 2 the last batch's offset. */
+    static final int VERSION = 4;
 
     String host;
     long switches;
@@ -42,6 +42,8 @@ final class AggregateSession {
     long nextSequence;
     /** The offset in the sessions topic of the last session record taken (-1: none). */
     long lastSessionRecordOffset = -1;
+    /** Wall-clock time the session ended here, for its retention (0: not known, state written before version 4). */
+    long endedMs;
 
     boolean allArrived() {
         return !done && expectedSwitches >= 0 && switches >= expectedSwitches && threads >= expectedThreads;
@@ -68,6 +70,7 @@ final class AggregateSession {
             o.writeLong(lastBatchOffset);
             o.writeLong(nextSequence);
             o.writeLong(lastSessionRecordOffset);
+            o.writeLong(endedMs);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -107,6 +110,7 @@ final class AggregateSession {
             } else {
                 s.nextSequence = s.batches > 0 ? -1 : 0;
             }
+            if (version >= 4) s.endedMs = in.readLong();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -99,6 +99,7 @@ public final class AggregateTopology {
         if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
         long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
         if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_CONFIRM_MS + " must be 0 (off) or more");
+        long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
                 serdes.serde(TraceSession.class, config)).withCachingEnabled());
         // no cache: each accumulator is written once per flush, and thousands of them overflow one
@@ -118,7 +119,7 @@ public final class AggregateTopology {
                                 topic(config, SwapstreamConfig.SESSIONS), windowNanos, emitIntervalMs,
                                 SwitchBatchSerde.forConfig(config).deserializer(),
                                 serdes.serde(TraceSession.class, config).deserializer(), flushBatches, keepWindows, missingAfterMs,
-                                topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), confirmMs),
+                                topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), confirmMs, retentionMs),
                         Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
                 // serialized by the processor: the bytes it sends are the bytes it keeps until it reads them back
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(), Serdes.ByteArray())

@@ -14,6 +14,7 @@ import io.swapstream.decode.ThreadInfo;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.StageCounters;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
@@ -176,6 +177,78 @@ class AggregateTopologyTest {
         assertTrue(batches.size() >= 4, "batches: " + batches.size());
         assertTrue(windowRows > 0, "windows closed while the session ran");
         assertTrue(changedRows > offline.wholeSession().size(), "rows went out as they changed: " + changedRows);
+    }
+
+    /**
+     * A service takes sessions for ever: an ended session's progress, record and rows leave the stores
+     * once its retention has passed since it ended, and not before; a session that ended later stays.
+     */
+    @Test
+    void endedSessionsLeaveTheStoresOnceTheirRetentionHasPassed() throws Exception {
+        Path f = dir.resolve("k.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
+        long retentionMs = 60_000;
+        long forgotten = StageCounters.AGGREGATE.sessionsForgotten.sum();
+        try (TopologyTestDriver driver = driver("state-retention", Map.of(SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0",
+                SwapstreamConfig.SESSION_RETENTION_MS, String.valueOf(retentionMs)), 100_000_000L, 60_000)) {
+            var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+            String first = feed(f, "first", batchesIn, sessionsIn);
+            driver.advanceWallClockTime(java.time.Duration.ofSeconds(30));
+            String second = feed(f, "second", batchesIn, sessionsIn);
+            int firstRows = rows(driver, first);
+            int secondRows = rows(driver, second);
+            assertTrue(firstRows > 0 && secondRows > 0, firstRows + " and " + secondRows + " rows");
+            driver.advanceWallClockTime(java.time.Duration.ofSeconds(25));
+            assertEquals(firstRows, rows(driver, first), "55 s after its end, before its retention");
+            assertTrue(known(driver, first));
+            driver.advanceWallClockTime(java.time.Duration.ofSeconds(10));
+            assertEquals(0, rows(driver, first), "65 s after its end");
+            assertFalse(known(driver, first));
+            assertEquals(secondRows, rows(driver, second), "35 s after its end");
+            assertTrue(known(driver, second));
+            driver.advanceWallClockTime(java.time.Duration.ofSeconds(30));
+            assertFalse(known(driver, second));
+            assertFalse(driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().hasNext(), "no row is left");
+            assertFalse(driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).all().hasNext(), "no progress is left");
+        }
+        assertEquals(2, StageCounters.AGGREGATE.sessionsForgotten.sum() - forgotten);
+    }
+
+    /** One session of the trace, as host {@code host}, through the aggregate to its end; its id. */
+    private static String feed(Path f, String host, org.apache.kafka.streams.TestInputTopic<String, SwitchBatch> batchesIn,
+                               org.apache.kafka.streams.TestInputTopic<String, TraceSession> sessionsIn) throws Exception {
+        List<SwitchBatch> batches = new ArrayList<>();
+        List<ThreadInfo> threads = new ArrayList<>();
+        SwitchBatchSerde serde = new SwitchBatchSerde();
+        // the decoder reuses its batch: each is kept as a copy
+        SessionDecoder d = SessionDecoder.decodeBatches(f, host, null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))),
+                threads::add);
+        String session = d.session().session();
+        long switches = 0;
+        for (SwitchBatch b : batches) {
+            batchesIn.pipeInput(session, b);
+            switches += b.count();
+        }
+        sessionsIn.pipeInput(session, AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
+                .setSwitchCount(switches).setThreadRecords(threads.size()).build());
+        return session;
+    }
+
+    private static int rows(TopologyTestDriver driver, String session) {
+        int n = 0;
+        try (var it = driver.getKeyValueStore(AggregateTopology.STATS_STORE).all()) {
+            while (it.hasNext()) if (((String) it.next().key).startsWith(session + "/")) n++;
+        }
+        return n;
+    }
+
+    /** Whether the stores still hold the session's progress or record. */
+    private static boolean known(TopologyTestDriver driver, String session) {
+        boolean progress = driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session) != null;
+        boolean record = driver.getKeyValueStore(AggregateTopology.SESSION_RECORDS_STORE).get(session) != null;
+        assertEquals(progress, record, "progress and record of " + session + " go together");
+        return progress;
     }
 
     @Test

@@ -50,6 +50,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private final int batchRows;
     private final boolean rows;
     private final long idleTimeoutMs;
+    private final long retentionMs;
     private final String rawTopic;
     private ProcessorContext<String, Object> context;
     private InputRecordReader inputs;
@@ -90,8 +91,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private long endsKept = -1;
 
     DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers, String sessionTopic,
-                    org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords, long confirmMs) {
+                    org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords, long confirmMs, long retentionMs) {
         this.sessionTopic = sessionTopic;
+        this.retentionMs = retentionMs;
         this.sessionRecords = sessionRecords;
         this.confirmMs = confirmMs;
         this.rawTopic = rawTopic;
@@ -617,18 +619,38 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void endIdleSessions(long now) {
         if (!endsLooked) confirmEnds(true);
         List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
+        List<KeyValue<String, DecodeProgress>> endNoted = new ArrayList<>();
+        List<String> expired = new ArrayList<>();
         int open = 0;
         // from the first key after the parts: progress records only, never a checkpoint's megabytes
         try (KeyValueIterator<String, byte[]> it = state.range(String.valueOf((char) (PART + 1)), null)) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
                 DecodeProgress p = DecodeProgress.decode(kv.value);
-                if (p.ended()) continue;
+                if (p.ended()) {
+                    // a service takes sessions for ever: an ended one leaves once its retention has passed
+                    if (p.endedMs <= 0) {
+                        p.endedMs = now;
+                        endNoted.add(KeyValue.pair(kv.key, p));
+                    } else if (now - p.endedMs >= retentionMs) {
+                        expired.add(kv.key);
+                    }
+                    continue;
+                }
                 open++;
                 if (now - p.lastBufferMs >= idleTimeoutMs) idle.add(KeyValue.pair(kv.key, p));
             }
         }
         StageCounters.DECODE.sessionsOpen.set(open - idle.size());
+        endNoted.forEach(kv -> state.put(kv.key, kv.value.encode()));
+        for (String session : expired) {
+            // its end record not yet read back: kept until it is (confirmEnds)
+            if (state.get(endedKey(session)) != null) continue;
+            StateStores.remove(state, session);
+            StageCounters.DECODE.sessionsForgotten.increment();
+            LOG.info("session {} ended more than {} s ago: it left the store (a buffer of it now would start it again)", session,
+                    retentionMs / 1000);
+        }
         for (KeyValue<String, DecodeProgress> kv : idle) {
             Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key), now);
             DecodeProgress p = l.progress;

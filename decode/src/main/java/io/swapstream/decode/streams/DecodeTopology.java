@@ -63,13 +63,14 @@ public final class DecodeTopology {
         }
         long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
         if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.DECODE_CONFIRM_MS + " must be 0 (off) or more");
+        long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PROGRESS_STORE),
                 Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingDisabled());
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
                 .process(() -> new DecodeProcessor(topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows, rows, idle, checkpointBuffers,
-                                topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config), confirmMs),
+                                topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config), confirmMs, retentionMs),
                         Named.as("decode"), PROGRESS_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s

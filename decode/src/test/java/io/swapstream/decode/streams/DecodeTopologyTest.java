@@ -183,7 +183,6 @@ class DecodeTopologyTest {
         }
     }
 
-    /** No buffer for the idle timeout: the session ends incomplete, its state goes, a later buffer is a dead letter. */
     @Test
     void aRestoreStartsAtTheCheckpointBeforeTheLast() throws Exception {
         Path f = dir.resolve("c.etl");
@@ -214,6 +213,7 @@ class DecodeTopologyTest {
                 String.valueOf(SwapstreamConfig.REDO_SLOTS / 2 + 1))), "the redo slots hold two checkpoints' buffers");
     }
 
+    /** No buffer for the idle timeout: the session ends incomplete, its state goes, a later buffer is a dead letter. */
     @Test
     void aQuietSessionEndsAfterTheIdleTimeout() throws Exception {
         Path f = dir.resolve("q.etl");
@@ -240,6 +240,38 @@ class DecodeTopologyTest {
                     "its state is freed");
             raw.pipeInput(record(session, buffer(bytes, 3), 3, false));
             assertTrue(header(deadLetters(driver).get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (idle-timeout)"));
+        }
+    }
+
+    /**
+     * An ended session is remembered for its retention (a buffer of it sent again is skipped, one past its end
+     * is a dead letter), then forgotten: the store is empty, and a buffer of it after that starts it again.
+     */
+    @Test
+    void anEndedSessionLeavesTheStoreOnceItsRetentionHasPassed() throws Exception {
+        Path f = dir.resolve("k.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(2000), 0x28);
+        String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
+        try (TopologyTestDriver driver = driver("state8", Map.of(SwapstreamConfig.SESSION_RETENTION_MS, "60000"))) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            byte[] bytes = Files.readAllBytes(f);
+            int n = bytes.length / SIZE;
+            for (int i = 0; i < n; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+            raw.pipeInput(record(session, new byte[0], n, true));
+            assertEquals(2, sessions(driver).size());
+            driver.advanceWallClockTime(Duration.ofSeconds(50));
+            raw.pipeInput(record(session, buffer(bytes, 0), 0, false));
+            raw.pipeInput(record(session, buffer(bytes, 0), n, false));
+            assertTrue(sessions(driver).isEmpty(), "a buffer sent again starts nothing");
+            assertEquals(1, deadLetters(driver).size(), "one past its end is a dead letter");
+            assertTrue(DecodeTopology.hasEnded(driver.<String, byte[]>getKeyValueStore(DecodeTopology.PROGRESS_STORE).get(session)));
+            driver.advanceWallClockTime(Duration.ofSeconds(20));
+            assertFalse(driver.getKeyValueStore(DecodeTopology.PROGRESS_STORE).all().hasNext(), "the store is empty");
+            raw.pipeInput(record(session, buffer(bytes, 0), 0, false));
+            List<TraceSession> again = sessions(driver);
+            assertEquals(1, again.size(), "the session starts again");
+            assertEquals(null, again.get(0).getEndReason());
+            assertTrue(deadLetters(driver).isEmpty());
         }
     }
 
