@@ -63,6 +63,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         if (fresh) {
             int client = port > 0 ? port : freePort();
             p = properties(dataDir, client, freePort());
+            if (temporary) p.put("controlled.shutdown.enable", "false");
             try (OutputStream out = Files.newOutputStream(config)) {
                 p.store(out, "swapstream broker");
             }

@@ -138,7 +138,9 @@ final class Pipeline implements AutoCloseable {
         // leave the group so a restarted instance is not held up by the old member's session timeout
         CloseOptions leave = CloseOptions.timeout(Duration.ofSeconds(30))
                 .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
-        decode.close(leave);
+        // side by side: each close mostly waits (its threads' last polls and commits, RocksDB's flushes)
+        java.util.concurrent.CompletableFuture<Void> decodeClosed = java.util.concurrent.CompletableFuture.runAsync(() -> decode.close(leave));
         aggregate.close(leave);
+        decodeClosed.join();
     }
 }
