@@ -102,8 +102,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     private final String statsTopic;
     private final long confirmMs;
     private final long retentionMs;
-    /** At most this many ended sessions leave the stores at one look: each takes its rows out of the stats store one by one. */
-    static final int FORGET_AT_ONCE = 16;
     /** The final rows emitted and not yet seen in the rows topic (null: not kept, {@link SwapstreamConfig#AGGREGATE_CONFIRM_MS} 0). */
     private FinalRowOutbox outbox;
 
@@ -459,9 +457,12 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         context.schedule(Duration.ofMillis(retentionLookEvery(retentionMs)), PunctuationType.WALL_CLOCK_TIME, this::forgetEnded);
     }
 
-    /** A tenth of the retention, from a second to an hour: a session stays at most that much longer. */
+    /**
+     * A tenth of the retention, from a second to 10 minutes: a session stays at most that much longer, and
+     * a look takes out the sessions that ended in one such span (each look reads every session's progress).
+     */
     static long retentionLookEvery(long retentionMs) {
-        return Math.max(1000, Math.min(retentionMs / 10, 3_600_000));
+        return Math.max(1000, Math.min(retentionMs / 10, 600_000));
     }
 
     /**
@@ -472,7 +473,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     private void forgetEnded(long now) {
         List<String> expired = new ArrayList<>();
         try (KeyValueIterator<String, TraceSession> it = sessionRecords.all()) {
-            while (it.hasNext() && expired.size() < FORGET_AT_ONCE) {
+            while (it.hasNext()) {
                 String session = it.next().key;
                 if (open.containsKey(session)) continue;
                 byte[] value = store.get(session);
