@@ -138,9 +138,15 @@ final class Pipeline implements AutoCloseable {
         // leave the group so a restarted instance is not held up by the old member's session timeout
         CloseOptions leave = CloseOptions.timeout(Duration.ofSeconds(30))
                 .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
-        // side by side: each close mostly waits (its threads' last polls and commits, RocksDB's flushes)
-        java.util.concurrent.CompletableFuture<Void> decodeClosed = java.util.concurrent.CompletableFuture.runAsync(() -> decode.close(leave));
+        // side by side: each close mostly waits (its threads' last polls and commits, RocksDB's flushes); a thread
+        // of its own, not the common pool, whose one worker on 2 cores anything else queued there would hold up
+        Thread decodeClose = new Thread(() -> decode.close(leave), "swapstream-close-decode");
+        decodeClose.start();
         aggregate.close(leave);
-        decodeClosed.join();
+        try {
+            decodeClose.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
