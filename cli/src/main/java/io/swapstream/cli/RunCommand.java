@@ -60,7 +60,12 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--demo-switches", defaultValue = "200000", paramLabel = "N", description = "size of the generated demo trace")
     long demoSwitches;
 
-    /** The aggregate's window when --window is not given: its windowed rows are then not printed. */
+    /**
+     * The aggregate's window on a broker given by --bootstrap-servers when --window is not: other
+     * consumers of its topics may want windowed rows (DESIGN.md's etw.thread-stats). On the
+     * temporary broker nothing but this command reads them, so without --window it computes the
+     * whole-session rows alone, as {@code stats} does.
+     */
     static final long DEFAULT_WINDOW_NANOS = 60_000_000_000L;
 
     @Override
@@ -76,6 +81,7 @@ final class RunCommand implements Callable<Integer> {
         if (out != null) Options.outputFile("--out", out);
         kafka.validate(false);
         Path work = Files.createTempDirectory("swapstream-run-");
+        preloadRocksDb();
         EmbeddedKafkaBroker broker = null;
         try {
             String bootstrap = kafka.bootstrapOrNull();
@@ -97,11 +103,12 @@ final class RunCommand implements Callable<Integer> {
             }
             int partitions;
             try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-                partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+                partitions = TopicSetup.ensure(admin, kafka.prefix, topicPartitions(broker != null), kafka.replication);
             }
             String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
-                    kafka.replication, windowNanos > 0 ? windowNanos : DEFAULT_WINDOW_NANOS, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, kafka.clientConfigStrings())) {
+                    kafka.replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
+                    kafka.clientConfigStrings())) {
                 long t1 = System.nanoTime();
                 IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,
                         kafka.bootstrapOrNull() != null, kafka.clientConfig());
@@ -134,6 +141,37 @@ final class RunCommand implements Callable<Integer> {
             if (broker != null) broker.close();
             Directories.deleteTree(work);
         }
+    }
+
+    /**
+     * The partitions of the topics this creates: --partitions when given, else its default, except on the temporary
+     * broker. There one stream thread a stage takes every partition, so more partitions run nothing side by side;
+     * each is a task to start (a RocksDB store and a changelog restored) before the stage runs.
+     */
+    private int topicPartitions(boolean temporaryBroker) {
+        return temporaryBroker && !spec.commandLine().getParseResult().hasMatchedOption("--partitions") ? 1 : kafka.partitions;
+    }
+
+    /**
+     * Loads RocksDB's native library on a thread of its own while the broker starts: the first store a stage opens
+     * otherwise does it on the stage's thread (unpacking it from its jar after a shell probe for musl; 0.3 to 0.4 s
+     * on 2 cores). A failure is left to the stage, which reports it.
+     */
+    private static void preloadRocksDb() {
+        Thread t = new Thread(() -> {
+            try {
+                org.rocksdb.RocksDB.loadLibrary();
+            } catch (Throwable e) {
+                // the stage's own load fails the same way and says so
+            }
+        }, "swapstream-load-rocksdb");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    static long aggregateWindow(long windowNanos, boolean temporaryBroker) {
+        if (windowNanos > 0) return windowNanos;
+        return temporaryBroker ? 0 : DEFAULT_WINDOW_NANOS;
     }
 
     /** Waits until the decode stage has ended the session. */

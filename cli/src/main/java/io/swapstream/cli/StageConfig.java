@@ -61,6 +61,10 @@ final class StageConfig {
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BUFFER_MEMORY_CONFIG), 16L * 1024 * 1024);
         // each commit ends a transaction: every second, not every 100 ms
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
+        // a task is not processed until its changelogs are restored, and a restore round whose fetch finds nothing
+        // new waits the broker's fetch.max.wait.ms: with the default 500 ms a stage starting on empty changelogs
+        // was RUNNING 2.2 s after its start on 2 cores, with 50 ms 1.0 s. An idle restore consumer asks more often.
+        p.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 50);
         p.putAll(overrides);
         return p;
     }

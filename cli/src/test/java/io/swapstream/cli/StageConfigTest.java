@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -19,5 +20,12 @@ class StageConfigTest {
     void stageProducersDoNotCompressUnlessTheClientConfigSaysSo() {
         assertEquals("none", producerCompression(Map.of()));
         assertEquals("lz4", producerCompression(Map.of("producer.compression.type", "lz4")));
+    }
+
+    /** A restore round that finds nothing new waits the restore consumer's fetch wait: short, so a stage starts sooner. */
+    @Test
+    void restoreConsumersWaitShortlyForEmptyFetches() {
+        var p = StageConfig.streams(StageConfig.AGGREGATE, "127.0.0.1:9092", "t", Path.of("state"), "etw.", (short) 1, Map.of());
+        assertEquals(50, new StreamsConfig(p).getRestoreConsumerConfigs("client").get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
     }
 }
