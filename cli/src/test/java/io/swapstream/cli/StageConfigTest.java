@@ -22,10 +22,14 @@ class StageConfigTest {
         assertEquals("lz4", producerCompression(Map.of("producer.compression.type", "lz4")));
     }
 
-    /** A restore round that finds nothing new waits the restore consumer's fetch wait: short, so a stage starts sooner. */
+    /**
+     * A restore round that finds nothing new waits the restore consumer's fetch wait, and a consumer's close waits
+     * for its last fetch: short waits, so a stage starts and stops sooner.
+     */
     @Test
-    void restoreConsumersWaitShortlyForEmptyFetches() {
+    void consumersWaitShortlyForEmptyFetches() {
         var p = StageConfig.streams(StageConfig.AGGREGATE, "127.0.0.1:9092", "t", Path.of("state"), "etw.", (short) 1, Map.of());
         assertEquals(50, new StreamsConfig(p).getRestoreConsumerConfigs("client").get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
+        assertEquals(100, new StreamsConfig(p).getMainConsumerConfigs("g", "client", 0).get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
     }
 }
