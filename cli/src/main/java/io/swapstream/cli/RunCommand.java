@@ -22,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -102,10 +103,12 @@ final class RunCommand implements Callable<Integer> {
                 if (host == null) host = "demo-host";
             }
             int partitions;
-            try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-                partitions = TopicSetup.ensure(admin, kafka.prefix, topicPartitions(broker != null), kafka.replication);
-            }
             String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
+            try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
+                KafkaFuture<Void> coordinators = Pipeline.findCoordinators(admin, appId);
+                partitions = TopicSetup.ensure(admin, kafka.prefix, topicPartitions(broker != null), kafka.replication);
+                Pipeline.awaitCoordinators(coordinators);
+            }
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
                     kafka.replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
                     kafka.clientConfigStrings())) {
