@@ -62,8 +62,8 @@ final class StageConfig {
         // each commit ends a transaction: every second, not every 100 ms
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
         // a task is not processed until its changelogs are restored, and a restore round whose fetch finds nothing
-        // new waits the broker's fetch.max.wait.ms: with the default 500 ms a stage starting on empty changelogs
-        // was RUNNING 2.2 s after its start on 2 cores, with 50 ms 1.0 s. An idle restore consumer asks more often.
+        // new waits the broker's fetch.max.wait.ms: a stage starting 4 tasks on empty changelogs was RUNNING 2.2 s
+        // after its start with the default 500 ms, 1.0 s with 20 ms (2 cores). An idle restore consumer asks more often.
         p.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 50);
         // a consumer's close sends its fetch session's end on the connection where its last fetch waits for data
         // (the broker answers a connection's requests in order): with the default 500 ms a stage's close took
