@@ -24,6 +24,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -421,16 +422,17 @@ public final class DirectoryIngest implements AutoCloseable {
             while (true) {
                 long left = size - f.position.offset;
                 if (left < BufferHeader.SIZE) break;
-                readFully(ch, ByteBuffer.wrap(header), f.position.offset);
-                int bufferSize = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+                // the header lands where the buffer will, so the rest is one more read, not the whole buffer again
+                readFully(ch, ByteBuffer.wrap(read, 0, BufferHeader.SIZE), f.position.offset);
+                int bufferSize = ByteBuffer.wrap(read).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
                 if (bufferSize == 0) break; // preallocated space the logger has not written yet
                 if (bufferSize < BufferHeader.SIZE || bufferSize > SwapstreamConfig.MAX_MESSAGE_BYTES) {
                     // not a buffer: wait for the quiet time, then the rest goes to the dead letters
                     break;
                 }
                 if (left < bufferSize) break; // still being written
-                if (read.length < bufferSize) read = new byte[bufferSize];
-                readFully(ch, ByteBuffer.wrap(read, 0, bufferSize), f.position.offset);
+                if (read.length < bufferSize) read = Arrays.copyOf(read, bufferSize);
+                readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
                 byte[] bytes = BufferFiller.published(read, bufferSize, BufferHeader.read(read, f.position.offset));
                 open = begin(open);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
