@@ -43,9 +43,10 @@ final class Options {
         String t = s.trim().toLowerCase();
         try {
             for (Map.Entry<String, Long> unit : DURATION_UNITS) {
-                String number = t.substring(0, Math.max(0, t.length() - unit.getKey().length()));
+                if (!t.endsWith(unit.getKey())) continue;
+                String number = t.substring(0, t.length() - unit.getKey().length());
                 // an ISO-8601 duration ends with a unit letter too (PT1H, P1D): only digits before the suffix
-                if (t.endsWith(unit.getKey()) && number.matches("-?[0-9]+")) return Math.multiplyExact(Long.parseLong(number), unit.getValue());
+                if (number.matches("-?[0-9]+")) return Math.multiplyExact(Long.parseLong(number), unit.getValue());
             }
             return Duration.parse(s.trim()).toNanos();
         } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {

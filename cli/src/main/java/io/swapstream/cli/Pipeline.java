@@ -83,7 +83,7 @@ final class Pipeline implements AutoCloseable {
      * Asked first, that overlaps the topics' creation.
      */
     static KafkaFuture<Void> findCoordinators(Admin admin, String appId) {
-        String group = appId + "-" + StageConfig.DECODE;
+        String group = StageConfig.applicationId(appId, StageConfig.DECODE);
         return KafkaFuture.allOf(admin.describeConsumerGroups(List.of(group)).all(),
                 admin.describeTransactions(List.of(group)).all());
     }

@@ -30,6 +30,11 @@ final class StageConfig {
      */
     static final String COMPRESSION = "none";
 
+    /** A stage's application id, which is also its consumer group's id. */
+    static String applicationId(String appIdBase, String stage) {
+        return appIdBase + "-" + stage;
+    }
+
     /**
      * @param stage      {@link #DECODE} or {@link #AGGREGATE}
      * @param appIdBase  application id prefix (the stage name is appended), unique per pipeline
@@ -38,7 +43,7 @@ final class StageConfig {
     static Properties streams(String stage, String bootstrap, String appIdBase, Path stateDir, String prefix,
                               short replication, Map<String, String> overrides) {
         Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, appIdBase + "-" + stage);
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId(appIdBase, stage));
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());

@@ -132,7 +132,7 @@ class AggregateRestartIT {
                     producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, session, s.end())).get();
                     finals(kafka, prefix + SwapstreamConfig.THREAD_STATS, s.expected());
                 }
-                awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, new TopicPartition(batchTopic, 0), sent);
+                awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.AGGREGATE), new TopicPartition(batchTopic, 0), sent);
                 aggregate.close(CloseOptions.timeout(Duration.ofSeconds(30))
                         .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
                 if (r % 2 == 1) Directories.deleteTree(dir.resolve("state"));
@@ -167,7 +167,7 @@ class AggregateRestartIT {
             for (byte[] b : s.batches()) producer.send(new ProducerRecord<>(batchTopic, s.id(), b)).get();
             producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, s.id(), s.end())).get();
             finals(kafka, stats, s.expected());
-            awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, new TopicPartition(batchTopic, 0), s.batches().size());
+            awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.AGGREGATE), new TopicPartition(batchTopic, 0), s.batches().size());
             first.close(CloseOptions.timeout(Duration.ofSeconds(30))
                     .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             // the rows lost: deleted (a compacted topic allows it once it deletes too)

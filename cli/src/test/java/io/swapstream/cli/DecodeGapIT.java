@@ -56,7 +56,7 @@ class DecodeGapIT {
         run(kafka, (admin, prefix, appId, taken) -> {
             // the committed input offset goes ahead of the committed state by ten buffers (a plain producer: offset = index)
             TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
-            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.DECODE, Map.of(raw, new OffsetAndMetadata(taken + 10))).all().get();
+            admin.alterConsumerGroupOffsets(StageConfig.applicationId(appId, StageConfig.DECODE), Map.of(raw, new OffsetAndMetadata(taken + 10))).all().get();
         });
     }
 
@@ -66,7 +66,7 @@ class DecodeGapIT {
         // the session has been quiet for longer than this when the stages start again: it would end as incomplete
         run(kafka, Map.of(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS, "3000"), (admin, prefix, appId, taken) -> {
             TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
-            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.DECODE, Map.of(raw, new OffsetAndMetadata(latest(admin, raw))))
+            admin.alterConsumerGroupOffsets(StageConfig.applicationId(appId, StageConfig.DECODE), Map.of(raw, new OffsetAndMetadata(latest(admin, raw))))
                     .all().get();
         });
     }
@@ -130,7 +130,7 @@ class DecodeGapIT {
     @Test
     void batchesTheAggregateTookAreNotTakenTwiceWhenItsOffsetIsBehind(KafkaBroker.Bootstrap kafka) throws Exception {
         run(kafka, (admin, prefix, appId, taken) -> {
-            String group = appId + "-" + StageConfig.AGGREGATE;
+            String group = StageConfig.applicationId(appId, StageConfig.AGGREGATE);
             TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
             long committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(batches).offset();
             assertTrue(committed >= 4, "the aggregate committed " + committed + " records");
@@ -147,7 +147,7 @@ class DecodeGapIT {
             long end = latest(admin, batches);
             assertTrue(end - committed >= 20, "the decode stage sent " + (end - committed) + " records more");
             // half of what the aggregate has not taken is skipped: the batch after the gap shows it
-            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.AGGREGATE,
+            admin.alterConsumerGroupOffsets(StageConfig.applicationId(appId, StageConfig.AGGREGATE),
                     Map.of(batches, new OffsetAndMetadata(committed + (end - committed) / 2))).all().get();
         });
     }
@@ -160,7 +160,7 @@ class DecodeGapIT {
             TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
             TopicPartition sessions = new TopicPartition(prefix + SwapstreamConfig.SESSIONS, 0);
             // every batch after the first run's and the end record skipped: nothing comes to show the gap
-            admin.alterConsumerGroupOffsets(appId + "-" + StageConfig.AGGREGATE, Map.of(
+            admin.alterConsumerGroupOffsets(StageConfig.applicationId(appId, StageConfig.AGGREGATE), Map.of(
                     batches, new OffsetAndMetadata(latest(admin, batches)),
                     sessions, new OffsetAndMetadata(latest(admin, sessions)))).all().get();
         });
@@ -174,7 +174,7 @@ class DecodeGapIT {
         KafkaStreams decode = new KafkaStreams(Pipeline.decodeTopology(d), d);
         try {
             decode.start();
-            AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.DECODE, raw, latest(admin, raw));
+            AggregateRestartIT.awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.DECODE), raw, latest(admin, raw));
         } finally {
             decode.close(org.apache.kafka.streams.CloseOptions.timeout(java.time.Duration.ofSeconds(30))
                     .withGroupMembershipOperation(org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
@@ -182,7 +182,7 @@ class DecodeGapIT {
     }
 
     static long committed(Admin admin, String appId, TopicPartition tp) throws Exception {
-        return admin.listConsumerGroupOffsets(appId + "-" + StageConfig.AGGREGATE).partitionsToOffsetAndMetadata().get().get(tp).offset();
+        return admin.listConsumerGroupOffsets(StageConfig.applicationId(appId, StageConfig.AGGREGATE)).partitionsToOffsetAndMetadata().get().get(tp).offset();
     }
 
     static long latest(Admin admin, TopicPartition tp) throws Exception {
@@ -235,7 +235,7 @@ class DecodeGapIT {
             // a third of the buffers, taken by the stages; then the rest and the end, with the stages stopped
             int taken = firstPart.applyAsInt(n);
             for (int i = 0; i < taken; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
-            String decodeGroup = appId + "-" + StageConfig.DECODE;
+            String decodeGroup = StageConfig.applicationId(appId, StageConfig.DECODE);
             TopicPartition raw = new TopicPartition(rawTopic, 0);
             if (decodeOnlyFirst) decodeAlone(kafka, admin, prefix, appId);
             else try (Pipeline p = start(kafka, appId, prefix)) {
@@ -243,7 +243,7 @@ class DecodeGapIT {
                 // and the aggregate has taken what the decode stage sent of it
                 for (String topic : List.of(SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.SESSIONS)) {
                     TopicPartition tp = new TopicPartition(prefix + topic, 0);
-                    AggregateRestartIT.awaitCommitted(admin, appId + "-" + StageConfig.AGGREGATE, tp, latest(admin, tp));
+                    AggregateRestartIT.awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.AGGREGATE), tp, latest(admin, tp));
                 }
             }
             for (int i = taken; i < taken + decodeAloneBuffers; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));

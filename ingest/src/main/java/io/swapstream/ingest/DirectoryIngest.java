@@ -14,7 +14,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -424,7 +423,8 @@ public final class DirectoryIngest implements AutoCloseable {
                 if (left < BufferHeader.SIZE) break;
                 // the header lands where the buffer will, so the rest is one more read, not the whole buffer again
                 readFully(ch, ByteBuffer.wrap(read, 0, BufferHeader.SIZE), f.position.offset);
-                int bufferSize = ByteBuffer.wrap(read).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+                BufferHeader bh = BufferHeader.read(read, f.position.offset);
+                int bufferSize = bh.bufferSize();
                 if (bufferSize == 0) break; // preallocated space the logger has not written yet
                 if (bufferSize < BufferHeader.SIZE || bufferSize > SwapstreamConfig.MAX_MESSAGE_BYTES) {
                     // not a buffer: wait for the quiet time, then the rest goes to the dead letters
@@ -433,7 +433,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 if (left < bufferSize) break; // still being written
                 if (read.length < bufferSize) read = Arrays.copyOf(read, bufferSize);
                 readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
-                byte[] bytes = BufferFiller.published(read, bufferSize, BufferHeader.read(read, f.position.offset));
+                byte[] bytes = BufferFiller.published(read, bufferSize, bh);
                 open = begin(open);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 f.lastSent = producer.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));
@@ -452,7 +452,7 @@ public final class DirectoryIngest implements AutoCloseable {
     private boolean identify(Followed f, FileChannel ch) throws IOException {
         if (f.size < BufferHeader.SIZE) return false;
         readFully(ch, ByteBuffer.wrap(header), 0);
-        int first = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+        int first = BufferHeader.read(header, 0).bufferSize();
         if (first == 0 || (first >= BufferHeader.SIZE && first <= SwapstreamConfig.MAX_MESSAGE_BYTES && f.size < first)) return false;
         String session;
         try {
