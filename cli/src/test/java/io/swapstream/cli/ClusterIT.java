@@ -64,8 +64,8 @@ class ClusterIT {
                 configs.forEach((r, c) -> assertEquals("2", c.get("min.insync.replicas").value(), r.name()));
                 assertTrue(topics.keySet().stream().anyMatch(n -> n.contains("changelog")), "changelogs replicated too: " + topics.keySet());
 
-                // a combined node that is the active controller hangs in its own controlled shutdown
-                // in-JVM (its broker heartbeats itself): stop a node that leads partitions but not the quorum
+                // what moves is partition leadership, not the quorum's: stop a node that leads partitions but
+                // is not the active controller (should it become that meanwhile, its stop still ends: KafkaCluster)
                 int controller = admin.describeMetadataQuorum().quorumInfo().get().leaderId();
                 int victim = busiestLeader(topics, controller);
                 // mid-session: the decode stage has written batches of the first session, not all of them
