@@ -63,6 +63,15 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--buffer-size", defaultValue = "64", paramLabel = "KIB", description = "KiB in each trace buffer, 4 to 1024")
     int bufferKiB;
 
+    @Option(names = "--flush-timer", paramLabel = "DURATION", description = "write every processor's partly filled buffer this often"
+            + " (1s: a real-time or flushed session); default none, as a session logging to a file: a buffer is written when"
+            + " full, a quiet processor's seconds or minutes late, and everything when the session stops")
+    String flushTimer;
+
+    @Option(names = "--idle-cpu", paramLabel = "CPU:START:SECONDS", description = "keep processor CPU idle, without a switch, for SECONDS"
+            + " from START seconds into the trace: its buffer then spans the gap")
+    String idleCpu;
+
     @Option(names = "--speed", paramLabel = "X", description = "write the file as the trace runs, X times faster than real time: a growing trace for ingest --watch")
     Double speed;
 
@@ -83,8 +92,10 @@ final class GenerateCommand implements Callable<Integer> {
         if (silentCpus < 0 || silentCpus >= cpus) {
             throw new UserInputException("--silent-cpus must leave at least one of the " + cpus + " processors running, not " + silentCpus);
         }
+        long flushTicks = flushTimer == null ? 0 : Options.positiveDuration("--flush-timer", flushTimer) / 100;
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
-                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, null, bufferKiB * 1024);
+                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, idleSpell(),
+                bufferKiB * 1024, flushTicks);
         if (speed == null) {
             long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
             spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);
@@ -102,5 +113,31 @@ final class GenerateCommand implements Callable<Integer> {
             java.nio.file.Files.deleteIfExists(whole);
         }
         return 0;
+    }
+
+    /** --idle-cpu CPU:START:SECONDS, or null. */
+    private GeneratorOptions.QuietSpell idleSpell() {
+        if (idleCpu == null) return null;
+        String[] parts = idleCpu.split(":");
+        String why = "--idle-cpu: '" + idleCpu + "' is not CPU:START:SECONDS (for example 1:5:40)";
+        if (parts.length != 3) throw new UserInputException(why);
+        int cpu;
+        double start;
+        double length;
+        try {
+            cpu = Integer.parseInt(parts[0].trim());
+            start = Double.parseDouble(parts[1].trim());
+            length = Double.parseDouble(parts[2].trim());
+        } catch (NumberFormatException e) {
+            throw new UserInputException(why);
+        }
+        if (cpu < 0 || cpu >= cpus - silentCpus) {
+            throw new UserInputException("--idle-cpu: processor " + cpu + " is not one of the " + (cpus - silentCpus) + " that run threads");
+        }
+        if (!(start >= 0 && start < 1e6) || !(length > 0 && length < 1e6)) {
+            throw new UserInputException("--idle-cpu: START must be 0 or more and SECONDS more than 0, both under 1e6 s");
+        }
+        long tps = io.swapstream.ingest.generate.SchedulerSimulator.TICKS_PER_SECOND;
+        return new GeneratorOptions.QuietSpell(cpu, Math.round(start * tps), Math.round(length * tps));
     }
 }

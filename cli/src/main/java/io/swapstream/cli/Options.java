@@ -109,7 +109,7 @@ final class Options {
                     + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
         }
         StringBuilder b = new StringBuilder();
-        note(b, c.emittedOutOfOrder, "switches arrived after later ones had been emitted (out of time order)");
+        note(b, c.switchesOutOfOrder, "switches arrived after later ones had been emitted (out of time order)");
         note(b, c.lateEvents, "thread/process events arrived after later items had been emitted");
         note(b, c.switchesBeforeNewThreadKnown, "switches were emitted before their processor named the new thread");
         note(b, c.queueLimitForced, "items left the merge at its memory limit");

@@ -109,7 +109,7 @@ class OfflineCommandsTest {
         assertTrue(sw.err().contains("2 switches arrived after later ones had been emitted (out of time order)"), sw.err());
         CliRunner inspect = CliRunner.run("inspect", "--format", "json", f.toString());
         assertEquals(0, inspect.exit(), inspect.err());
-        assertEquals(2, json.readTree(inspect.out()).get("expansion").get("emittedOutOfOrder").asLong());
+        assertEquals(2, json.readTree(inspect.out()).get("expansion").get("switchesOutOfOrder").asLong());
     }
 
     @Test

@@ -139,7 +139,7 @@ class PipelineIT {
                         .flatMap(r -> BATCHES.deserialize("t", r.value()).rows().stream()).toList();
                 assertEquals(offline, online, "switches of " + e.getKey());
                 for (int i = 1; i < online.size(); i++) assertTrue(online.get(i - 1).timestamp() <= online.get(i).timestamp());
-                assertEquals(0, d.counters().emittedOutOfOrder + d.counters().lateEvents);
+                assertEquals(0, d.counters().switchesOutOfOrder + d.counters().lateEvents);
                 List<ThreadStats> expected = stats.wholeSession();
                 Map<String, ThreadStats> latest = new HashMap<>();
                 read(kafka, SwapstreamConfig.THREAD_STATS, rs -> {

@@ -15,14 +15,19 @@ public final class ExpansionCounters {
     public long oldThreadNotLastSwitchedIn;
     /** A table index whose TidTable slot holds TID 0 in a non-idle packet. */
     public long emptyTidTableSlot;
-    /** Switches that reached the merge after later ones had been emitted: the logger broke a bound the merge relies on. */
-    public long emittedOutOfOrder;
+    /**
+     * Switches that reached the merge after later ones had been emitted (a live session's lateness
+     * or memory limit let the later ones out first): emitted without derived times.
+     */
+    public long switchesOutOfOrder;
     /** Thread and process events that reached the merge after later items had been emitted. */
     public long lateEvents;
     /** Compact switches emitted before the next switch on their processor named their new thread (a processor silent past the logger's write bound). */
     public long switchesBeforeNewThreadKnown;
-    /** Items emitted because the queue reached its limit, not because the merge knew they were next. */
+    /** Items emitted because the queue reached its memory cap, not because the merge knew they were next. */
     public long queueLimitForced;
+    /** Items a live session's maximum lateness let out before the merge knew they were next. */
+    public long latenessLimitForced;
     /** The most items waiting in the merge at once: what the merge held in memory. */
     public long peakQueued;
     /** Processors whose last switch has no known new thread at the end of the session. */
@@ -36,7 +41,7 @@ public final class ExpansionCounters {
         for (long v : values()) o.writeLong(v);
     }
 
-    /** @param version the checkpoint's: version 1 has no ready counter */
+    /** @param version the checkpoint's: version 1 has no ready counter, 2 no lateness counter */
     void read(java.io.DataInput in, int version) throws java.io.IOException {
         switches = in.readLong();
         cswitchEvents = in.readLong();
@@ -46,7 +51,7 @@ public final class ExpansionCounters {
         fullPackets = in.readLong();
         oldThreadNotLastSwitchedIn = in.readLong();
         emptyTidTableSlot = in.readLong();
-        emittedOutOfOrder = in.readLong();
+        switchesOutOfOrder = in.readLong();
         lateEvents = in.readLong();
         switchesBeforeNewThreadKnown = in.readLong();
         queueLimitForced = in.readLong();
@@ -55,6 +60,7 @@ public final class ExpansionCounters {
         threadEvents = in.readLong();
         processEvents = in.readLong();
         readyEvents = version >= 2 ? in.readLong() : 0;
+        latenessLimitForced = version >= 3 ? in.readLong() : 0;
     }
 
     /** The counters in {@link #toMap} order, which {@link #read} reads back. */
@@ -72,7 +78,7 @@ public final class ExpansionCounters {
         m.put("fullPackets", fullPackets);
         m.put("oldThreadNotLastSwitchedIn", oldThreadNotLastSwitchedIn);
         m.put("emptyTidTableSlot", emptyTidTableSlot);
-        m.put("emittedOutOfOrder", emittedOutOfOrder);
+        m.put("switchesOutOfOrder", switchesOutOfOrder);
         m.put("lateEvents", lateEvents);
         m.put("switchesBeforeNewThreadKnown", switchesBeforeNewThreadKnown);
         m.put("queueLimitForced", queueLimitForced);
@@ -81,6 +87,7 @@ public final class ExpansionCounters {
         m.put("threadEvents", threadEvents);
         m.put("processEvents", processEvents);
         m.put("readyEvents", readyEvents);
+        m.put("latenessLimitForced", latenessLimitForced);
         return m;
     }
 }

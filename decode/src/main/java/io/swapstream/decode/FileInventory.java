@@ -1,6 +1,7 @@
 package io.swapstream.decode;
 
 import io.swapstream.schemas.etw.BufferHeader;
+import io.swapstream.schemas.etw.BufferLateness;
 import io.swapstream.schemas.etw.ClockType;
 import io.swapstream.schemas.etw.EtlFormatException;
 import io.swapstream.schemas.etw.EtlReader;
@@ -48,24 +49,33 @@ public final class FileInventory implements TraceEventHandler {
     private long batchesAfterNewerEvents;
     private final Integer maximumWaitReasonOverride;
     private EtlReader reader;
+    /** How late the file's buffers come, walked first: the expansion's merge waits for that. */
+    private final BufferLateness lateness;
     /** The expansion of the same buffers, for what the time-ordered merge saw (its counters). */
     private final SessionDecoder expansion;
 
-    private FileInventory(String source, Integer maximumWaitReasonOverride) {
+    private FileInventory(String source, Integer maximumWaitReasonOverride, BufferLateness lateness) {
         this.source = source;
         this.maximumWaitReasonOverride = maximumWaitReasonOverride;
+        this.lateness = lateness;
         java.util.Arrays.fill(lastEventTs, Long.MIN_VALUE);
-        this.expansion = new SessionDecoder("inspect", maximumWaitReasonOverride, b -> { }, null, SwitchExpander.DEFAULT_BATCH_ROWS);
+        this.expansion = new SessionDecoder("inspect", maximumWaitReasonOverride, b -> { }, null, SwitchExpander.DEFAULT_BATCH_ROWS,
+                MergeLimits.finished(lateness.max()));
     }
 
     /** Walks every buffer and event of {@code file}. */
     public static FileInventory of(Path file, Integer maximumWaitReasonOverride) throws IOException {
-        FileInventory inv = new FileInventory(file.toString(), maximumWaitReasonOverride);
         try (EtlReader r = EtlReader.open(file)) {
+            BufferLateness lateness = BufferLateness.of(r);
+            r.rewind();
+            FileInventory inv = new FileInventory(file.toString(), maximumWaitReasonOverride, lateness);
             inv.walk(r);
+            return inv;
         }
-        return inv;
     }
+
+    /** How late the file's buffers came. */
+    public BufferLateness lateness() { return lateness; }
 
     private void walk(EtlReader r) throws IOException {
         reader = r;
@@ -229,11 +239,37 @@ public final class FileInventory implements TraceEventHandler {
         cs.put("batchesAfterNewerEvents", batchesAfterNewerEvents);
         m.put("scheduling", cs);
         m.put("expansion", expansion.counters().toMap());
+        m.put("lateness", latenessMap());
         if (firstTimestamp != Long.MAX_VALUE) {
             m.put("firstTimestamp", firstTimestamp);
             m.put("lastTimestamp", lastTimestamp);
         }
         return m;
+    }
+
+    /**
+     * How late buffers reached the file, in seconds: per processor that wrote a late one, its largest
+     * lateness and that buffer (counting events with kernel trace headers), and the file's largest
+     * (counting every event, and a compact batch from its first switch: what the merge waits for).
+     */
+    private Map<String, Object> latenessMap() {
+        SessionClock clock = SessionClock.of(header);
+        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> byCpu = new LinkedHashMap<>();
+        lateness.kernelLatenessByProcessor().forEach((cpu, v) -> {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("seconds", seconds(clock, v[0]));
+            one.put("buffer", v[1]);
+            byCpu.put(String.valueOf(cpu), one);
+        });
+        m.put("byProcessor", byCpu);
+        m.put("maxSeconds", seconds(clock, lateness.max()));
+        m.put("maxBuffer", lateness.maxBuffer());
+        return m;
+    }
+
+    private static double seconds(SessionClock clock, long ticks) {
+        return Math.round(clock.ticksToNanos(ticks) / 1e6) / 1e3;
     }
 
     public static Map<String, Object> headerMap(LogfileHeader h) {

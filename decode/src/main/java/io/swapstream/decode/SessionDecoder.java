@@ -1,10 +1,10 @@
 package io.swapstream.decode;
 
 import io.swapstream.schemas.etw.BufferDecoder;
+import io.swapstream.schemas.etw.BufferLateness;
 import io.swapstream.schemas.etw.EtlFormatException;
 import io.swapstream.schemas.etw.EtlReader;
 import io.swapstream.schemas.etw.LogfileHeader;
-import io.swapstream.schemas.etw.LoggerTiming;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
 import java.io.ByteArrayInputStream;
@@ -25,27 +25,40 @@ import java.util.function.Consumer;
  */
 public final class SessionDecoder {
     /** The checkpoint format; a reader refuses others. */
-    /** 2: ready time (ReadyThread items, each thread's ready state); version 1 still reads. */
-    static final int CHECKPOINT_VERSION = 2;
+    /**
+     * 2: ready time (ReadyThread items, each thread's ready state); 3: the session's observed buffer
+     * lateness and the lateness limit's counter. Versions 1 and 2 still read.
+     */
+    static final int CHECKPOINT_VERSION = 3;
 
     private final String host;
     private final Integer maximumWaitReasonOverride;
     private final Consumer<SwitchBatch> batches;
     private final Consumer<ThreadInfo> threads;
     private final int batchRows;
+    private final MergeLimits limits;
     private LogfileHeader header;
     private TraceSession session;
+    private SessionClock clock;
     private SwitchExpander expander;
     private BufferDecoder current;
     private long currentOffset;
     private String source;
 
+    /** A live session's decoder, with the default limits ({@link MergeLimits#live()}). */
+    public SessionDecoder(String host, Integer maximumWaitReasonOverride, Consumer<SwitchBatch> batches,
+                          Consumer<ThreadInfo> threads, int batchRows) {
+        this(host, maximumWaitReasonOverride, batches, threads, batchRows, MergeLimits.live());
+    }
+
     /**
      * @param batches takes the switches, a batch at a time (reused: copy what you keep)
      * @param threads takes each thread event's info in time order; may be null
+     * @param limits  what the time-ordered merge may wait for: a finished file's lateness or a live session's limits
      */
     public SessionDecoder(String host, Integer maximumWaitReasonOverride, Consumer<SwitchBatch> batches,
-                          Consumer<ThreadInfo> threads, int batchRows) {
+                          Consumer<ThreadInfo> threads, int batchRows, MergeLimits limits) {
+        this.limits = limits;
         this.host = host;
         this.maximumWaitReasonOverride = maximumWaitReasonOverride;
         this.batches = batches;
@@ -69,10 +82,17 @@ public final class SessionDecoder {
         }
     }
 
-    /** Decodes every buffer {@code reader} has left into batches, then ends the session. */
+    /**
+     * Decodes the whole file {@code reader} reads, a finished session, into batches. It walks the file
+     * once first for how late its buffers come (cheap next to decoding): the merge then waits for
+     * exactly that, and the switches come out in time order whatever the lateness.
+     */
     public static SessionDecoder decodeBatches(EtlReader reader, String host, Integer maximumWaitReasonOverride,
                                                Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads) throws IOException {
-        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, SwitchExpander.DEFAULT_BATCH_ROWS);
+        long lateness = BufferLateness.of(reader).max();
+        reader.rewind();
+        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, SwitchExpander.DEFAULT_BATCH_ROWS,
+                MergeLimits.finished(lateness));
         while (reader.next()) d.onBuffer(reader.decoder(), reader.bufferOffset(), reader.source());
         d.finish();
         return d;
@@ -83,6 +103,20 @@ public final class SessionDecoder {
     public ExpansionCounters counters() { return expander == null ? new ExpansionCounters() : expander.counters(); }
     /** Items waiting in the time-ordered merge. */
     public int queued() { return expander == null ? 0 : expander.queued(); }
+    public MergeLimits limits() { return limits; }
+
+    /** The largest lateness of the session's buffers so far, in nanoseconds (0 before the header). */
+    public long maxLatenessNanos() {
+        return expander == null ? 0 : clock.ticksToNanos(expander.maxLatenessTicks());
+    }
+
+    /** The Unix time of the latest switch emitted, nanoseconds; {@link Long#MIN_VALUE} before any. */
+    public long lastEmittedNanos() {
+        if (expander == null) return Long.MIN_VALUE;
+        long ts = expander.lastEmittedTimestamp();
+        return ts == Long.MIN_VALUE ? Long.MIN_VALUE : clock.toUnixNanos(ts);
+    }
+
 
     /**
      * Takes the buffer loaded in {@code decoder}; its switches are handed over before this returns.
@@ -95,7 +129,7 @@ public final class SessionDecoder {
         this.source = source;
         decoder.walk(this::onEvent);
         if (expander != null) {
-            expander.release();
+            expander.release(decoder.header().processor());
             expander.flush();
         }
     }
@@ -128,12 +162,11 @@ public final class SessionDecoder {
 
     private void begin(LogfileHeader h, SessionClock clock) {
         header = h;
+        this.clock = clock;
         int max = maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(h.build());
         session = TraceSession.of(host, h, max);
-        expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(),
-                LoggerTiming.maxWriteDelayTicks(h.timerResolution(), clock.ticksPerSecond()),
-                LoggerTiming.maxEventWriteDelayTicks(clock.ticksPerSecond()), batches, threads, batchRows,
-                SwitchExpander.DEFAULT_MAX_QUEUED);
+        expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(), limits, batches, threads,
+                batchRows);
     }
 
     /**
@@ -217,7 +250,14 @@ public final class SessionDecoder {
     /** A decoder that continues from {@code checkpoint}, handing its output to the given consumers. */
     public static SessionDecoder restore(byte[] checkpoint, String host, Integer maximumWaitReasonOverride,
                                          Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads, int batchRows) {
-        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows);
+        return restore(checkpoint, host, maximumWaitReasonOverride, batches, threads, batchRows, MergeLimits.live());
+    }
+
+    /** The same, with the session's merge limits. */
+    public static SessionDecoder restore(byte[] checkpoint, String host, Integer maximumWaitReasonOverride,
+                                         Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads, int batchRows,
+                                         MergeLimits limits) {
+        SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows, limits);
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(checkpoint))) {
             int version = in.readUnsignedByte();
             if (version < 1 || version > CHECKPOINT_VERSION) {

@@ -1,6 +1,6 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.LoggerTiming;
+import io.swapstream.schemas.etw.BufferLateness;
 import io.swapstream.schemas.etw.SessionClock;
 import io.swapstream.schemas.etw.TraceEvent;
 import java.io.DataInput;
@@ -15,19 +15,20 @@ import java.util.function.Consumer;
  * (ETW-FORMATS.md §5, DESIGN.md "Expansion") and merges the processors into time order.
  *
  * <p>Events arrive in buffer order, which is not time order even on one processor: a compact batch
- * is written when it is flushed, after events the processor logged while it was open. So every
- * switch and thread/process event waits in one queue ordered by its own time, and leaves it only
- * once no processor can still produce anything earlier. What a processor can still produce is
- * known from what the logger guarantees ({@link LoggerTiming}): its other events come in time order,
- * its packets come in time order, and nothing reaches the trace later than
- * {@link LoggerTiming#maxWriteDelayTicks} after it happened, which bounds the wait for processors
- * that log nothing. A compact switch also waits for the next switch on its processor, whose old
- * thread is its new thread.
+ * is written when it is flushed, after events the processor logged while it was open. Nor are the
+ * processors in step: a file session writes a processor's buffer only when it is full, so a quiet
+ * processor's events come seconds or minutes after later ones of the others. So every switch and
+ * thread/process event waits in one queue ordered by its own time, and leaves it only once no
+ * processor can still produce anything earlier. That is known from two things. A processor's own
+ * buffers: its other events come in time order, and so do its packets. And how late buffers come
+ * ({@link BufferLateness}): a finished file has shown it whole ({@link MergeLimits#finishedFile}), so
+ * everything more than that older than the latest event read is in. A live session has not shown
+ * its future, so it waits for every processor's own buffers; only its maximum lateness or the memory
+ * cap ({@link MergeLimits}; a finished file has only the cap) let items out sooner, and a switch that
+ * then comes after later ones is counted and has no derived times.
+ * A compact switch also waits for the next switch on its processor, whose old thread is its new thread.
  */
 public final class SwitchExpander {
-    /** Beyond this many queued items the merge stops waiting, whatever the processors may still write. */
-    public static final int DEFAULT_MAX_QUEUED = 1 << 20;
-
     /** At equal times, events (thread, process) come before switches. */
     private static final int RANK_EVENT = 0;
     private static final int RANK_SWITCH = 1;
@@ -46,13 +47,13 @@ public final class SwitchExpander {
     private final int batchRows;
     private final ThreadDirectory directory;
     private final ExpansionCounters counters = new ExpansionCounters();
+    /** Beyond this many queued items the merge stops waiting, whatever the processors may still write. */
     private final int maxQueued;
-    /** The logger's bound when batches may be open ({@link LoggerTiming#maxWriteDelayTicks}). */
-    private final long batchWriteDelay;
-    /** The bound once the session shows it writes CSwitch events, not batches. */
-    private final long eventWriteDelay;
-    /** How late items actually came: the bound grows to twice that when the logger breaks it. */
-    private long observedDelay;
+    private final MergeLimits limits;
+    /** A live session's limit, in clock ticks; {@link Long#MAX_VALUE} for none. */
+    private final long maxLatenessTicks;
+    /** How late this session's buffers have come so far. */
+    private BufferLateness lateness = new BufferLateness();
     private final Merge queue = new Merge();
     /** Each live thread's latest switch-out and ready state (Unix nanoseconds), for its next switch-in. */
     private final ThreadTimes times = new ThreadTimes();
@@ -333,17 +334,13 @@ public final class SwitchExpander {
     public static final int DEFAULT_BATCH_ROWS = 4096;
 
     /**
-     * @param batchWriteDelay session clock ticks within which the logger writes every event when
-     *                      batches may be open ({@link LoggerTiming#maxWriteDelayTicks});
-     *                      {@link Long#MAX_VALUE} waits for silent processors until the session ends
-     * @param eventWriteDelay the same for a session of CSwitch events ({@link LoggerTiming#maxEventWriteDelayTicks})
+     * @param limits        what the merge may wait for: a finished file's lateness, or a live session's limits
      * @param out           takes each full batch (and the rest at {@link #flush}); the batch is reused
      * @param threadsOut    takes each thread event's updated info, in time order; may be null
      * @param batchRows     rows in a full batch
      */
     public SwitchExpander(String session, String host, SessionClock clock, int maximumWaitReason, int processors,
-                          long batchWriteDelay, long eventWriteDelay, Consumer<SwitchBatch> out, Consumer<ThreadInfo> threadsOut, int batchRows,
-                          int maxQueued) {
+                          MergeLimits limits, Consumer<SwitchBatch> out, Consumer<ThreadInfo> threadsOut, int batchRows) {
         this.session = session;
         this.host = host;
         this.clock = clock;
@@ -353,9 +350,9 @@ public final class SwitchExpander {
         this.batchRows = batchRows;
         this.batch = new SwitchBatch(batchRows).reset(session, host);
         this.directory = new ThreadDirectory(session);
-        this.maxQueued = maxQueued;
-        this.batchWriteDelay = batchWriteDelay;
-        this.eventWriteDelay = eventWriteDelay;
+        this.limits = limits;
+        this.maxQueued = limits.maxQueued();
+        this.maxLatenessTicks = limits.finishedFile() ? Long.MAX_VALUE : limits.maxLatenessTicks(clock.ticksPerSecond());
         this.lanes = new Lane[Math.max(1, processors)];
         for (int i = 0; i < lanes.length; i++) lanes[i] = new Lane(i);
     }
@@ -365,6 +362,12 @@ public final class SwitchExpander {
 
     /** Items waiting in the merge now. */
     public int queued() { return queue.size(); }
+
+    /** The largest lateness of the session's buffers so far, in clock ticks. */
+    public long maxLatenessTicks() { return lateness.max(); }
+
+    /** The time of the latest switch emitted, in clock ticks; {@link Long#MIN_VALUE} before any. */
+    public long lastEmittedTimestamp() { return lastEmittedTs; }
 
     /** Writes the expander's whole state, for {@link #readState}; rows must have been flushed. */
     void writeState(DataOutput o) throws IOException {
@@ -401,7 +404,7 @@ public final class SwitchExpander {
         o.writeLong(lastEmittedTs);
         o.writeBoolean(sawCompact);
         o.writeBoolean(sawCSwitch);
-        o.writeLong(observedDelay);
+        o.writeLong(lateness.max());
         counters.write(o);
         directory.write(o);
         o.writeInt(readies);
@@ -447,7 +450,9 @@ public final class SwitchExpander {
         lastEmittedTs = in.readLong();
         sawCompact = in.readBoolean();
         sawCSwitch = in.readBoolean();
-        observedDelay = in.readLong();
+        // the observed lateness; a version 2 checkpoint kept twice the lateness of items that came out of order here
+        long observed = in.readLong();
+        lateness = BufferLateness.resume(frontier, version >= 3 ? observed : observed / 2);
         counters.read(in, version);
         directory.read(in);
         if (version >= 2) {
@@ -562,6 +567,7 @@ public final class SwitchExpander {
      * @throws MalformedEventException when a switch payload does not fit its layout
      */
     public void onEvent(TraceEvent ev) {
+        lateness.onEvent(ev);
         int hook = ev.hookId();
         Lane lane = lane(ev.processor());
         if (hook == ContextSwap.HOOK_ID) {
@@ -600,10 +606,12 @@ public final class SwitchExpander {
     }
 
     /**
-     * Lets out what the merge knows to be next. Called once per buffer, not per event: whether an
+     * Ends the buffer of processor {@code cpu} whose events were just taken, and lets out what the
+     * merge knows to be next. Once per buffer, not per event: lateness is a buffer's, and whether an
      * item may leave depends on every processor, which costs a pass over them.
      */
-    public void release() {
+    public void release(int cpu) {
+        lateness.endBuffer(cpu);
         drain(false);
     }
 
@@ -677,12 +685,6 @@ public final class SwitchExpander {
 
     /** Queues an item at time {@code t} on source {@code src}; returns its position for the caller to fill. */
     private int enqueue(int src, long t, int kind, boolean complete) {
-        if (t < lastEmittedTs && frontier != Long.MIN_VALUE) {
-            // the logger broke the bound (a file session without a flush timer does): it is counted
-            // when emitted, and the merge waits twice as long as this item was late from now on
-            long late = frontier - t;
-            observedDelay = Math.max(observedDelay, late > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : 2 * late);
-        }
         int p = queue.push(src, t, seq++, kind, complete);
         if (queue.size() > counters.peakQueued) counters.peakQueued = queue.size();
         return p;
@@ -714,6 +716,7 @@ public final class SwitchExpander {
         // the bounds come from what the trace has shown so far, which draining does not change
         boolean bounded = false;
         long bound = Long.MIN_VALUE;
+        long forcedBefore = Long.MIN_VALUE;
         Merge m = queue;
         while ((src = m.peek()) >= 0) {
             int p = m.headPosition(src);
@@ -723,14 +726,20 @@ public final class SwitchExpander {
                 if (!bounded) {
                     bound = writtenBefore();
                     safeBefore = Math.max(safeBefore, safeBefore(bound));
+                    forcedBefore = maxLatenessTicks == Long.MAX_VALUE || frontier == Long.MIN_VALUE
+                            ? Long.MIN_VALUE : frontier - maxLatenessTicks;
                     bounded = true;
                 }
-                // an incomplete switch may leave once its processor has written nothing more within
-                // the logger's bound: its next switch, which names the new thread, is later than all before it
-                boolean ready = complete ? t < safeBefore : t < bound;
-                if (!ready) {
-                    if (m.size() <= maxQueued) return;
-                    counters.queueLimitForced++;
+                // an incomplete switch waits for the next switch on its processor, which names its new thread:
+                // that switch opens the processor's next batch, which a file session writes as late as any
+                if (!complete || t >= safeBefore) {
+                    if (t < forcedBefore) {
+                        counters.latenessLimitForced++;
+                    } else if (m.size() > maxQueued) {
+                        counters.queueLimitForced++;
+                    } else {
+                        return;
+                    }
                 }
                 if (!complete) forceOut(src, p);
             }
@@ -764,15 +773,22 @@ public final class SwitchExpander {
         counters.switchesBeforeNewThreadKnown++;
     }
 
-    /** Everything any processor logged before this time is in the trace read so far. */
+    /**
+     * Everything any processor logged before this time is in the trace read so far: in a finished
+     * file, its lateness before the latest event read. A live session has not shown its future: a
+     * quiet processor's first buffer is the one that comes later than all before it (a processor idle
+     * 40 s came 43 s late where the others had been under 1 s), so only the processors' own buffers tell.
+     */
     private long writtenBefore() {
-        // until the session shows which it writes, batches may be open
-        long delay = Math.max(sawCSwitch && !sawCompact ? eventWriteDelay : batchWriteDelay, observedDelay);
-        if (frontier == Long.MIN_VALUE || delay == Long.MAX_VALUE) return Long.MIN_VALUE;
-        return frontier - delay;
+        if (frontier == Long.MIN_VALUE || !limits.finishedFile()) return Long.MIN_VALUE;
+        long w = frontier - limits.fileLatenessTicks();
+        return w > frontier ? Long.MIN_VALUE : w; // past the clock's start
     }
 
-    /** The earliest time any processor may still produce an item at. */
+    /**
+     * The earliest time any processor may still produce an item at: what its own buffers show, or
+     * in a finished file what its lateness shows, whichever is later.
+     */
     private long safeBefore(long writtenBefore) {
         long min = Long.MAX_VALUE;
         for (Lane l : lanes) {
@@ -786,20 +802,24 @@ public final class SwitchExpander {
         return min;
     }
 
+    /**
+     * Emits the item at the head of {@code src}. A switch that came after later ones were emitted (a
+     * live session's limits let those out first) keeps its fields as logged but gets no derived times,
+     * which would measure against state that has moved past it and could be negative, and it changes
+     * no processor's or thread's state, so the switches after it stay right.
+     */
     private void emit(Lane lane, int src, int p) {
         Merge m = queue;
         long t = m.ts[src][p];
         boolean event = Merge.isEvent(src);
-        if (t < lastEmittedTs) {
-            if (!event) counters.emittedOutOfOrder++;
-            else counters.lateEvents++;
-        }
-        lastEmittedTs = Math.max(lastEmittedTs, t);
+        boolean late = t < lastEmittedTs;
         long nanos = clock.toUnixNanos(t);
         if (event) {
+            if (late) counters.lateEvents++;
             int kind = m.flags[src][p] >> 2;
             if (kind == KIND_READY) {
-                onReady(lane, m.oldTid[src][p], m.oldState[src][p], nanos);
+                // a late ReadyThread event would date a wait before the switch-out that began it
+                if (!late) onReady(lane, m.oldTid[src][p], m.oldState[src][p], nanos);
             } else if (kind == KIND_THREAD) {
                 ThreadEvent te = (ThreadEvent) m.event[src][p];
                 ThreadInfo info = directory.onThread(te, nanos);
@@ -809,19 +829,24 @@ public final class SwitchExpander {
             } else {
                 directory.onProcess((ProcessEvent) m.event[src][p]);
             }
+            lastEmittedTs = Math.max(lastEmittedTs, t);
             return;
         }
+        if (late) counters.switchesOutOfOrder++;
+        lastEmittedTs = Math.max(lastEmittedTs, t);
         counters.switches++;
         int oldTid = m.oldTid[src][p];
         int oldState = m.oldState[src][p];
         boolean oldIdle = oldTid == 0;
         long runNanos = SwitchBatch.NO_TIME;
-        if (lane.currentTid >= 0 && lane.currentTid != oldTid) {
+        if (late) {
+            // no state: left as it is
+        } else if (lane.currentTid >= 0 && lane.currentTid != oldTid) {
             counters.oldThreadNotLastSwitchedIn++;
         } else if ((lane.currentTid == oldTid || lane.currentTid == UNNAMED_THREAD) && !oldIdle) {
             runNanos = nanos - lane.currentSinceNanos;
         }
-        if (!oldIdle) {
+        if (!oldIdle && !late) {
             int s = times.slotOrNew(oldTid);
             times.lastOut[s] = oldState == KernelEnums.STATE_TERMINATED ? SwitchBatch.NO_TIME : nanos;
             // a new wait begins: what readied the thread before is spent
@@ -841,7 +866,7 @@ public final class SwitchExpander {
         long waitsNanos = SwitchBatch.NO_TIME;
         int readier = SwitchBatch.NONE;
         int readierProcess = SwitchBatch.NONE;
-        int s = newTid != SwitchBatch.NONE && !newIdle ? times.slot(newTid) : -1;
+        int s = newTid != SwitchBatch.NONE && !newIdle && !late ? times.slot(newTid) : -1;
         if (s >= 0) {
             long outAt = times.lastOut[s];
             if (outAt != SwitchBatch.NO_TIME) sinceLast = nanos - outAt;
@@ -856,8 +881,10 @@ public final class SwitchExpander {
                 times.releaseIfEmpty(s);
             }
         }
-        lane.currentTid = newTid != SwitchBatch.NONE ? newTid : unnamed ? UNNAMED_THREAD : -1;
-        lane.currentSinceNanos = nanos;
+        if (!late) {
+            lane.currentTid = newTid != SwitchBatch.NONE ? newTid : unnamed ? UNNAMED_THREAD : -1;
+            lane.currentSinceNanos = nanos;
+        }
         int source = Merge.switchSource(src);
         boolean cswitch = source == SwitchBatch.SOURCE_CSWITCH;
         int reason = m.oldWaitReason[src][p];

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.etw.BufferLateness;
 import io.swapstream.schemas.etw.EtlReader;
 import io.swapstream.schemas.etw.LoggerTiming;
 import java.nio.file.Path;
@@ -19,27 +20,48 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Generated traces written as the kernel writes them (batches at flush time, after the events
- * their processor logged meanwhile) decode to exactly what the simulated scheduler decided, in
- * time order: every switch, its new thread and its derived times, worked out from the decisions
- * by {@link ScheduleRecorder}, not by the decoder.
+ * Generated traces written as the kernel writes them decode to exactly what the simulated scheduler
+ * decided, in time order: every switch, its new thread and its derived times, worked out from the
+ * decisions by {@link ScheduleRecorder}, not by the decoder. Both ways a session writes: to a file
+ * (no flush timer: a buffer when it is full, a quiet processor's seconds late) and with a 1 s flush
+ * timer (a real-time or flushed session); batches at flush time, after the events their processor
+ * logged meanwhile.
  */
 class GeneratedTraceOrderTest {
     @TempDir Path dir;
 
     /** The generator's clock: 10 MHz, 100 ns a tick. */
     static final long NANOS_PER_TICK = 100;
-    static final long WRITE_DELAY = LoggerTiming.maxWriteDelayTicks(LoggerTiming.DEFAULT_TIMER_RESOLUTION, 10_000_000L);
+    static final long SECOND = 10_000_000L;
+    /** What a session with a 1 s flush timer guarantees: every event is in the trace this soon. */
+    static final long FLUSHED_WRITE_DELAY = LoggerTiming.maxWriteDelayTicks(LoggerTiming.DEFAULT_TIMER_RESOLUTION, SECOND);
 
     record Decoded(List<ContextSwitch> switches, List<Long> eventTimes, ExpansionCounters counters) {}
 
+    /** A finished file, as the offline commands decode it. */
     static Decoded decode(Path f) throws Exception {
         List<ContextSwitch> out = new ArrayList<>();
         List<Long> threads = new ArrayList<>();
         SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, out::add, t -> threads.add(0L));
         return new Decoded(out, threads, d.counters());
+    }
+
+    /** The same buffers as a live session, which knows nothing of the lateness still to come. */
+    static Decoded decodeLive(Path f, MergeLimits limits) throws Exception {
+        List<ContextSwitch> out = new ArrayList<>();
+        SessionDecoder d = new SessionDecoder("h", null, b -> out.addAll(b.rows()), null, 4096, limits);
+        try (EtlReader r = EtlReader.open(f)) {
+            while (r.next()) d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
+        }
+        d.finish();
+        return new Decoded(out, List.of(), d.counters());
+    }
+
+    static GeneratorOptions flushed(GeneratorOptions o, String flush) {
+        return flush.equals("file") ? o : o.withFlushTimer(SECOND);
     }
 
     /** What must hold of every decoded session. */
@@ -58,7 +80,7 @@ class GeneratedTraceOrderTest {
                 assertEquals(x.newThreadTimeSinceLastNanos(), x.newThreadWaitsNanos() + x.newThreadReadyNanos(), () -> "switch " + n + ": " + x);
             }
         }
-        assertEquals(0, d.counters().emittedOutOfOrder, d.counters().toMap().toString());
+        assertEquals(0, d.counters().switchesOutOfOrder, d.counters().toMap().toString());
         assertEquals(0, d.counters().lateEvents, d.counters().toMap().toString());
         assertEquals(0, d.counters().queueLimitForced, d.counters().toMap().toString());
     }
@@ -115,10 +137,10 @@ class GeneratedTraceOrderTest {
     }
 
     /**
-     * The most items (switches and ReadyThread events) whose times fall within one write delay of
-     * each other, plus the most items one buffer holds: the merge lets items out once per buffer.
+     * The most items (switches and ReadyThread events) whose times fall within {@code delay} of each
+     * other, plus the most items one buffer holds: the merge lets items out once per buffer.
      */
-    static long mostWithinOneWriteDelay(Decoded d, Path f) throws Exception {
+    static long mostWithin(long delay, Decoded d, Path f) throws Exception {
         List<Long> times = new ArrayList<>();
         for (ContextSwitch s : d.switches()) times.add(s.timestamp());
         long largestBuffer = 0;
@@ -142,32 +164,39 @@ class GeneratedTraceOrderTest {
         times.sort(null);
         long most = 0;
         for (int i = 0, j = 0; i < times.size(); i++) {
-            while (times.get(i) - times.get(j) > WRITE_DELAY) j++;
+            while (times.get(i) - times.get(j) > delay) j++;
             most = Math.max(most, i - j + 1);
         }
         return most + largestBuffer;
     }
 
-    @Test
-    void theGeneratorWritesBatchesWhenTheyAreFlushedAfterEventsOfTheirProcessor() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"file", "1s"})
+    void theGeneratorWritesAsTheKernelDoes(String flush) throws Exception {
         Path f = dir.resolve("kernel-order.etl");
-        generate(f, GeneratorOptions.defaults().withSwitches(60_000).withSeed(11));
+        GeneratorOptions o = flushed(GeneratorOptions.defaults().withSwitches(60_000).withSeed(11), flush);
+        generate(f, o);
         Map<Integer, Long> lastEvent = new HashMap<>();
         Map<Integer, Long> lastPacket = new HashMap<>();
         Map<Integer, List<Long>> threadEventsSinceBatch = new HashMap<>();
         long[] counts = new long[5]; // thread events before older packets, batches logged after their last packet, batches, late items, ReadyThread events before older packets
         Map<Integer, List<Long>> readiesSinceBatch = new HashMap<>();
+        Map<Integer, Integer> notFull = new HashMap<>();
         long[] frontier = {Long.MIN_VALUE};
         try (EtlReader r = EtlReader.open(f)) {
             r.next(); // the header buffer
             while (r.next()) {
                 int cpu = r.header().processor();
+                // a processor's buffer that is not its last: full, unless a flush timer wrote it
+                if (notFull.containsKey(cpu)) assertTrue(!flush.equals("file") || notFull.get(cpu) < 1024, "cpu " + cpu + " wrote a buffer "
+                        + notFull.get(cpu) + " bytes short of full with no flush timer");
+                notFull.put(cpu, o.bufferSize() - r.header().fillMark());
                 long writtenBefore = frontier[0];
                 long[] bufferMax = {Long.MIN_VALUE};
                 r.walk(ev -> {
                     long ts = ev.timestamp();
                     bufferMax[0] = Math.max(bufferMax[0], ts);
-                    if (writtenBefore != Long.MIN_VALUE && writtenBefore - ts > WRITE_DELAY) counts[3]++;
+                    if (writtenBefore != Long.MIN_VALUE && writtenBefore - ts > FLUSHED_WRITE_DELAY) counts[3]++;
                     // everything but packets is written in time order on its processor, the batch itself too
                     assertTrue(ts >= lastEvent.getOrDefault(cpu, Long.MIN_VALUE), "cpu " + cpu + " event at " + ts);
                     lastEvent.put(cpu, ts);
@@ -177,13 +206,13 @@ class GeneratedTraceOrderTest {
                     counts[2]++;
                     List<Long> packets = new ArrayList<>();
                     CompactBatchDecoder.decode(ev.data(), ev.payloadOffset(), ev.payloadLength(), 0x28,
-                            (k, t, o, p, st, w, nw, i) -> packets.add(t));
+                            (k, t, o2, p, st, w, nw, i) -> packets.add(t));
                     assertTrue(packets.get(0) >= lastPacket.getOrDefault(cpu, Long.MIN_VALUE), "packets of cpu " + cpu + " go back");
                     long last = packets.get(packets.size() - 1);
                     assertTrue(ts >= last, "a batch is logged after its last switch");
                     if (ts > last) counts[1]++;
                     lastPacket.put(cpu, last);
-                    if (writtenBefore != Long.MIN_VALUE && writtenBefore - packets.get(0) > WRITE_DELAY) counts[3]++;
+                    if (writtenBefore != Long.MIN_VALUE && writtenBefore - packets.get(0) > FLUSHED_WRITE_DELAY) counts[3]++;
                     for (long e : threadEventsSinceBatch.getOrDefault(cpu, List.of())) {
                         if (packets.get(0) < e) counts[0]++;
                     }
@@ -198,15 +227,21 @@ class GeneratedTraceOrderTest {
         }
         assertTrue(counts[0] > 0, "some thread events precede, in their buffer, a batch with older switches");
         assertTrue(counts[4] > 0, "ReadyThread events precede, in their buffer, a batch with older switches");
-        assertTrue(counts[1] > counts[2] / 2, "most batches are logged after their last switch: " + counts[1] + " of " + counts[2]);
-        assertEquals(0, counts[3], "everything reaches the trace within the logger's write delay");
+        if (flush.equals("file")) {
+            // the batch age is checked at the next switch only: most batches are flushed by it, at its time
+            assertTrue(counts[2] > 0);
+            assertTrue(BufferLateness.of(f).max() > 0, "a file session's buffers come late");
+        } else {
+            assertTrue(counts[1] > counts[2] / 2, "most batches are logged after their last switch: " + counts[1] + " of " + counts[2]);
+            assertEquals(0, counts[3], "everything reaches the trace within a flushed session's write delay");
+        }
     }
 
-    @ParameterizedTest(name = "seed {0}, {1} processors")
-    @CsvSource({"1, 2", "2, 4", "3, 8", "4, 16"})
-    void compactTracesWithThreadEventsDecodeToTheSchedule(long seed, int cpus) throws Exception {
+    @ParameterizedTest(name = "seed {0}, {1} processors, {2}")
+    @CsvSource({"1, 2, file", "2, 4, file", "3, 8, file", "4, 16, file", "1, 2, 1s", "3, 8, 1s"})
+    void compactTracesWithThreadEventsDecodeToTheSchedule(long seed, int cpus, String flush) throws Exception {
         Path f = dir.resolve("c" + cpus + ".etl");
-        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(40_000).withSeed(seed).withShape(cpus, 6, 5);
+        GeneratorOptions o = flushed(GeneratorOptions.defaults().withSwitches(40_000).withSeed(seed).withShape(cpus, 6, 5), flush);
         List<ScheduleRecorder.Switch> truth = generate(f, o);
         Decoded d = decode(f);
         assertTimeOrdered(d);
@@ -215,10 +250,11 @@ class GeneratedTraceOrderTest {
         assertTrue(d.counters().threadEvents > 0);
     }
 
-    @Test
-    void cswitchTracesDecodeToTheScheduleToo() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"file", "1s"})
+    void cswitchTracesDecodeToTheScheduleToo(String flush) throws Exception {
         Path f = dir.resolve("cs.etl");
-        List<ScheduleRecorder.Switch> truth = generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("cswitch"));
+        List<ScheduleRecorder.Switch> truth = generate(f, flushed(GeneratorOptions.defaults().withSwitches(20_000).withMode("cswitch"), flush));
         Decoded d = decode(f);
         assertTimeOrdered(d);
         assertMatchesSchedule(d, truth);
@@ -233,37 +269,68 @@ class GeneratedTraceOrderTest {
         assertTimeOrdered(d);
         assertMatchesSchedule(d, truth);
         assertTrue(d.switches().stream().noneMatch(s -> s.cpu() >= 6), "processors 6 and 7 never run anything");
+        long lateness = BufferLateness.of(f).max();
         long span = d.switches().get(d.switches().size() - 1).timestamp() - d.switches().get(0).timestamp();
-        assertTrue(span > 2 * WRITE_DELAY, "the trace spans " + span + " ticks");
-        // waiting only for what the logger may still write: no more than one write delay of items
-        long bound = mostWithinOneWriteDelay(d, f) + d.counters().threadEvents + d.counters().processEvents;
+        assertTrue(span > 4 * lateness, "the trace spans " + span + " ticks, its buffers at most " + lateness + " late");
+        // waiting only for what the file's lateness says may still come
+        long bound = mostWithin(lateness, d, f) + d.counters().threadEvents + d.counters().processEvents;
         assertTrue(d.counters().peakQueued <= bound, d.counters().peakQueued + " queued, bound " + bound);
         assertTrue(d.counters().peakQueued < d.switches().size() / 2, d.counters().toMap().toString());
     }
 
+    /**
+     * A processor idle for 40 s in a file session keeps its buffer that long: it reaches the file
+     * more than 30 s after later events of the others. A finished file still decodes exactly, to the
+     * same rows as the same schedule written with a 1 s flush timer, holding no more than its
+     * lateness; a live session waits for it within its maximum lateness, and past a shorter one counts
+     * the switches that come out of order and gives them no derived times.
+     */
     @Test
-    void aProcessorSilentForMinutesDoesNotHoldBackTheMerge() throws Exception {
-        Path f = dir.resolve("quiet.etl");
-        long second = 10_000_000L;
-        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(200_000).withShape(4, 2, 2).withSeed(8)
-                .withQuietSpell(new GeneratorOptions.QuietSpell(1, 10 * second, 150 * second));
-        List<ScheduleRecorder.Switch> truth = generate(f, o);
-        Decoded d = decode(f);
+    void anIdleProcessorsLateBufferIsWaitedFor() throws Exception {
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(40_000).withShape(4, 2, 2).withSeed(8)
+                .withQuietSpell(new GeneratorOptions.QuietSpell(1, 5 * SECOND, 40 * SECOND));
+        Path file = dir.resolve("idle-file.etl");
+        Path timed = dir.resolve("idle-1s.etl");
+        List<ScheduleRecorder.Switch> truth = generate(file, o);
+        assertEquals(truth, generate(timed, o.withFlushTimer(SECOND)), "the flush timer changes no decision");
+        BufferLateness late = BufferLateness.of(file);
+        assertTrue(late.max() >= 30 * SECOND, "the idle processor's buffer is " + late.max() / (double) SECOND + " s late");
+        assertTrue(BufferLateness.of(timed).max() <= FLUSHED_WRITE_DELAY, "with a flush timer, " + BufferLateness.of(timed).max() + " ticks");
+
+        Decoded d = decode(file);
         assertTimeOrdered(d);
         assertMatchesSchedule(d, truth);
-        long start = d.switches().get(0).timestamp();
-        long[] cpu1 = d.switches().stream().filter(s -> s.cpu() == 1).mapToLong(ContextSwitch::timestamp).toArray();
-        long longestGap = 0;
-        for (int i = 1; i < cpu1.length; i++) longestGap = Math.max(longestGap, cpu1[i] - cpu1[i - 1]);
-        assertTrue(longestGap > 120 * second, "processor 1 was silent for " + longestGap / second + " s");
-        assertTrue(d.switches().get(d.switches().size() - 1).timestamp() - start > 170 * second);
-        long bound = mostWithinOneWriteDelay(d, f) + d.counters().threadEvents + d.counters().processEvents;
+        assertEquals(0, d.counters().switchesBeforeNewThreadKnown);
+        assertEquals(decode(timed).switches(), d.switches());
+        long bound = mostWithin(late.max(), d, file) + d.counters().threadEvents + d.counters().processEvents;
         assertTrue(d.counters().peakQueued <= bound, d.counters().peakQueued + " queued, bound " + bound);
-        // the switch that took processor 1 idle left before the idle packet named its new thread
-        assertEquals(1, d.counters().switchesBeforeNewThreadKnown);
-        ContextSwitch beforeSpell = d.switches().stream().filter(s -> s.cpu() == 1 && s.newThreadId() == null)
-                .findFirst().orElseThrow();
-        assertNull(beforeSpell.newThreadTimeSinceLastNanos());
-        assertNotNull(beforeSpell.oldThreadRunNanos());
+
+        // live, within the default 60 s: the merge waits for the processor's own buffer
+        Decoded live = decodeLive(file, MergeLimits.live());
+        assertTimeOrdered(live);
+        assertEquals(d.switches(), live.switches());
+
+        // live, with 10 s: the late switches are counted and have no derived times
+        Decoded forced = decodeLive(file, MergeLimits.live(10_000_000_000L, MergeLimits.defaultMaxQueueBytes()));
+        assertTrue(forced.counters().latenessLimitForced > 0, forced.counters().toMap().toString());
+        assertTrue(forced.counters().switchesOutOfOrder > 0, forced.counters().toMap().toString());
+        assertEquals(truth.size(), forced.switches().size());
+        long max = Long.MIN_VALUE;
+        long outOfOrder = 0;
+        for (ContextSwitch s : forced.switches()) {
+            assertTrue(s.newThreadTimeSinceLastNanos() == null || s.newThreadTimeSinceLastNanos() >= 0, s::toString);
+            assertTrue(s.oldThreadRunNanos() == null || s.oldThreadRunNanos() >= 0, s::toString);
+            assertTrue(s.newThreadReadyNanos() == null || s.newThreadReadyNanos() >= 0, s::toString);
+            assertTrue(s.newThreadWaitsNanos() == null || s.newThreadWaitsNanos() >= 0, s::toString);
+            if (s.timestamp() < max) {
+                outOfOrder++;
+                assertNull(s.newThreadTimeSinceLastNanos(), s::toString);
+                assertNull(s.oldThreadRunNanos(), s::toString);
+                assertNull(s.newThreadReadyNanos(), s::toString);
+                assertNull(s.newThreadWaitsNanos(), s::toString);
+            }
+            max = Math.max(max, s.timestamp());
+        }
+        assertEquals(forced.counters().switchesOutOfOrder, outOfOrder);
     }
 }

@@ -40,7 +40,7 @@ class GeneratedTraceTest {
         assertEquals(n1, b.size());
         assertEquals(0, c1[0].oldThreadNotLastSwitchedIn);
         assertEquals(0, c2[0].oldThreadNotLastSwitchedIn);
-        assertEquals(0, c1[0].emittedOutOfOrder + c2[0].emittedOutOfOrder);
+        assertEquals(0, c1[0].switchesOutOfOrder + c2[0].switchesOutOfOrder);
         assertTrue(c2[0].litePackets > 0 && c2[0].fullPackets > 0 && c2[0].idlePackets > 0, c2[0].toMap().toString());
         assertEquals(o.processors(), c2[0].lastSwitchWithoutNewThread);
         int fullTicks = 0;

@@ -118,7 +118,7 @@ class RealFileEventsTest {
                 List<ContextSwitch> switches = new ArrayList<>();
                 SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, switches::add, null);
                 ExpansionCounters c = d.counters();
-                assertEquals(0, c.emittedOutOfOrder, f.toString());
+                assertEquals(0, c.switchesOutOfOrder, f.toString());
                 assertEquals(0, c.queueLimitForced, f.toString());
                 assertTrue(c.lateEvents <= itemsBeyondTheWriteDelay(f), f + ": " + c.toMap());
             }

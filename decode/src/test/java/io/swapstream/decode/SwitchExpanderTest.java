@@ -139,7 +139,7 @@ class SwitchExpanderTest {
                 sw(0, 1090, C, 300, 9, "Waiting", "WrQueue", null, null, null, 1L, null, 2000L));
         assertEquals(expected.size(), merged.size(), merged.toString());
         for (int i = 0; i < expected.size(); i++) assertEquals(expected.get(i), merged.get(i), "item " + i);
-        assertEquals(0, d.counters().emittedOutOfOrder);
+        assertEquals(0, d.counters().switchesOutOfOrder);
         assertEquals(0, d.counters().lateEvents);
         assertEquals(2, d.counters().lastSwitchWithoutNewThread);
     }

@@ -52,7 +52,7 @@ class DecodeTopologyTest {
         assertTrue(FileInventory.of(f, null).batchesAfterNewerEvents() > 0);
         List<ContextSwitch> expected = new ArrayList<>();
         SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, expected::add, null);
-        assertEquals(0, offline.counters().emittedOutOfOrder + offline.counters().lateEvents);
+        assertEquals(0, offline.counters().switchesOutOfOrder + offline.counters().lateEvents);
         String session = offline.session().session();
         try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.DECODE_ROWS, "true"))) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);

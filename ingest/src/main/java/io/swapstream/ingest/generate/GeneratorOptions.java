@@ -13,10 +13,15 @@ package io.swapstream.ingest.generate;
  *                       anything, so they log nothing
  * @param quiet          a spell in which one processor takes no work and logs nothing; null for none
  * @param bufferSize     bytes of each trace buffer (the logger's BufferSize)
+ * @param flushTimerTicks the logger's flush timer in 10 MHz ticks: every period it writes every
+ *                       processor's partly filled buffer and the batches older than the age limit.
+ *                       0, the default of a session logging to a file, writes a buffer only when it
+ *                       is full and everything when the session stops
  */
 public record GeneratorOptions(String mode, int processors, int processes, int threadsPerProcess, long switches,
                                long seed, int build, int pmcCounters, boolean rundown, boolean noise, double exitRate,
-                               String loggerName, long startTimeFileTime, int silentCpus, QuietSpell quiet, int bufferSize) {
+                               String loggerName, long startTimeFileTime, int silentCpus, QuietSpell quiet, int bufferSize,
+                               long flushTimerTicks) {
 
     /**
      * Processor {@code cpu} finishes what it runs at {@code fromTicks} and then stays idle, without
@@ -31,6 +36,7 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
     public GeneratorOptions {
         if (processors < 1) throw new IllegalArgumentException("at least one processor, not " + processors);
         if (bufferSize < 4096 || bufferSize > 1 << 20) throw new IllegalArgumentException("buffer size " + bufferSize + " is not 4 KiB to 1 MiB");
+        if (flushTimerTicks < 0) throw new IllegalArgumentException("the flush timer cannot be negative: " + flushTimerTicks);
         if (silentCpus < 0 || silentCpus >= processors) {
             throw new IllegalArgumentException("silent processors must leave at least one of " + processors + " running, not " + silentCpus);
         }
@@ -38,7 +44,7 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
 
     public static GeneratorOptions defaults() {
         return new GeneratorOptions("compact", 4, 6, 5, 20_000, 42, 19041, 0, true, true, 0.01,
-                "NT Kernel Logger", 134000000000000000L, 0, null, 64 * 1024);
+                "NT Kernel Logger", 134000000000000000L, 0, null, 64 * 1024, 0L);
     }
 
     /** Processors that run threads. */
@@ -46,46 +52,52 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
 
     public GeneratorOptions withMode(String m) {
         return new GeneratorOptions(m, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withSwitches(long n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, n, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withSeed(long s) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, s, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withPmc(int n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, n,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withShape(int cpus, int procs, int threads) {
         return new GeneratorOptions(mode, cpus, procs, threads, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withSilentCpus(int n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, n, quiet, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, n, quiet, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withQuietSpell(QuietSpell q) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, q, bufferSize);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, q, bufferSize, flushTimerTicks);
     }
 
     public GeneratorOptions withBufferSize(int bytes) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bytes);
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bytes, flushTimerTicks);
     }
 
     public GeneratorOptions withExitRate(double rate) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, rate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize);
+                rundown, noise, rate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+    }
+
+    /** The logger's flush timer in 10 MHz ticks; 0 for a file session's default (none). */
+    public GeneratorOptions withFlushTimer(long ticks) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, ticks);
     }
 }

@@ -17,7 +17,6 @@ public final class SchedulerSimulator {
     /** The interrupt timer tick: 15.625 ms, in which NewThreadWaitTime counts. */
     public static final long TIMER_TICK = 156_250L;
     static final long QUANTUM = 2 * TIMER_TICK;
-    static final long FLUSH_INTERVAL = TICKS_PER_SECOND;
 
     static final int STATE_READY = 1;
     static final int STATE_TERMINATED = 4;
@@ -106,7 +105,9 @@ public final class SchedulerSimulator {
                 schedule(now + 1 + rnd.nextInt(5000), WAKE, threads.size() - 1);
             }
         }
-        schedule(now + FLUSH_INTERVAL, FLUSH, 0);
+        // the flush timer only writes, it decides nothing: the schedule is the same with or without one
+        long flushTimer = o.flushTimerTicks();
+        if (flushTimer > 0) schedule(now + flushTimer, FLUSH, 0);
         while (switches < o.switches() && !events.isEmpty()) {
             long[] e = events.poll();
             now = e[0];
@@ -117,7 +118,7 @@ public final class SchedulerSimulator {
                 case (int) SLICE_END -> sliceEnd(arg, e[4]);
                 case (int) FLUSH -> {
                     sink.onFlushTimer(now);
-                    schedule(now + FLUSH_INTERVAL, FLUSH, 0);
+                    schedule(now + flushTimer, FLUSH, 0);
                 }
                 default -> spawn(arg);
             }

@@ -114,6 +114,14 @@ public final class EtlReader implements Closeable {
         }
     }
 
+    /** Goes back to the first buffer: a finished file is walked once for its lateness, then decoded. */
+    public void rewind() {
+        position = 0;
+        index = -1;
+        bufferOffset = -1;
+        header = null;
+    }
+
     /** Index of the loaded buffer in the file, from 0. */
     public int bufferIndex() { return index; }
     public long bufferOffset() { return bufferOffset; }
