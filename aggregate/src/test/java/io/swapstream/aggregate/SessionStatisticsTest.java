@@ -10,6 +10,7 @@ import io.swapstream.decode.KernelEnums;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.schemas.etw.BufferLateness;
 import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Path;
@@ -176,8 +177,27 @@ class SessionStatisticsTest {
      */
     @Test
     void compactTraceWithThreadEventsMatchesTheSchedule() throws Exception {
-        Path f = dir.resolve("ordered.etl");
-        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(60_000).withShape(8, 6, 5).withSeed(21);
+        assertStatisticsMatchTheSchedule(dir.resolve("ordered.etl"),
+                GeneratorOptions.defaults().withSwitches(60_000).withShape(8, 6, 5).withSeed(21));
+    }
+
+    /**
+     * The same where a processor sits idle for 40 s in a session logging to a file: its buffer reaches
+     * the file more than 30 s after later events of the others, and every window is still exact, with
+     * a flush timer or without.
+     */
+    @Test
+    void anIdleProcessorsLateBufferChangesNoStatistic() throws Exception {
+        long second = 10_000_000L;
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(40_000).withShape(4, 2, 2).withSeed(8)
+                .withQuietSpell(new GeneratorOptions.QuietSpell(1, 5 * second, 40 * second));
+        Path f = dir.resolve("idle.etl");
+        assertStatisticsMatchTheSchedule(f, o);
+        assertTrue(BufferLateness.of(f).max() >= 30 * second, BufferLateness.of(f).max() + " ticks");
+        assertStatisticsMatchTheSchedule(dir.resolve("idle-1s.etl"), o.withFlushTimer(second));
+    }
+
+    void assertStatisticsMatchTheSchedule(Path f, GeneratorOptions o) throws Exception {
         ScheduleRecorder decided = new ScheduleRecorder();
         TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()), decided);
         long window = 10_000_000_000L;
@@ -189,6 +209,7 @@ class SessionStatisticsTest {
         List<ScheduleRecorder.Switch> truth = decided.inTimeOrder();
         assertSameStatistics(direct(truth, 0, nanos), whole.wholeSession(), 0);
         assertSameStatistics(direct(truth, window, nanos), windowed.windowed(), window);
+        assertEquals(0, windowed.lateSwitches());
         // with windows, the whole session is the closed windows merged: the same rows, sketches included
         assertEquals(whole.wholeSession(), windowed.wholeSession());
     }
@@ -222,10 +243,13 @@ class SessionStatisticsTest {
     static Direct direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos) {
         Map<String, long[]> m = new HashMap<>();
         Map<String, Map<Integer, Long>> readiers = new HashMap<>();
+        // a compact trace names a switch's new thread in the next switch on its processor: each processor's last has none
+        Map<Integer, ScheduleRecorder.Switch> lastOnCpu = new HashMap<>();
+        for (ScheduleRecorder.Switch s : truth) lastOnCpu.put(s.cpu(), s);
         for (ScheduleRecorder.Switch s : truth) {
             long t = nanos.applyAsLong(s.ts());
             String w = window > 0 ? "/" + Math.floorDiv(t, window) * window : "";
-            if (s.newTid() != 0) {
+            if (s.newTid() != 0 && lastOnCpu.get(s.cpu()) != s) {
                 long[] a = m.computeIfAbsent(s.newTid() + w, k -> fresh());
                 a[0]++;
                 if (s.newThreadTimeSinceLast() != null) {

@@ -55,11 +55,23 @@ final class InspectCommand implements Callable<Integer> {
         return status;
     }
 
+    /** How late buffers came: the file's largest, then each processor's that wrote a late one. */
+    @SuppressWarnings("unchecked")
+    private static void printLateness(PrintWriter out, Map<String, Object> m) {
+        out.printf("  %-30s %.3f s (buffer %s)%n", "lateness (largest):", (double) m.get("maxSeconds"), m.get("maxBuffer"));
+        ((Map<String, Map<String, Object>>) m.get("byProcessor")).forEach((cpu, v) ->
+                out.printf("    processor %s: %.3f s (buffer %s)%n", cpu, (double) v.get("seconds"), v.get("buffer")));
+    }
+
     @SuppressWarnings("unchecked")
     private static void printTable(PrintWriter out, Map<String, Object> m) {
         out.println(m.get("file"));
         for (Map.Entry<String, Object> e : m.entrySet()) {
             if (e.getKey().equals("file")) continue;
+            if (e.getKey().equals("lateness")) {
+                printLateness(out, (Map<String, Object>) e.getValue());
+                continue;
+            }
             if (e.getValue() instanceof Map<?, ?> sub) {
                 out.println("  " + e.getKey() + ":");
                 ((Map<String, Object>) sub).forEach((k, v) -> out.printf("    %-28s %s%n", k, v));

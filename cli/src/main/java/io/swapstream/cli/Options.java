@@ -113,6 +113,7 @@ final class Options {
         note(b, c.lateEvents, "thread/process events arrived after later items had been emitted");
         note(b, c.switchesBeforeNewThreadKnown, "switches were emitted before their processor named the new thread");
         note(b, c.queueLimitForced, "items left the merge at its memory limit");
+        note(b, c.latenessLimitForced, "items left the merge at its maximum lateness");
         note(b, c.oldThreadNotLastSwitchedIn, "switches whose old thread was not the thread last switched in on that processor");
         note(b, c.emptyTidTableSlot, "compact packets pointed at an empty TID-table slot");
         if (b.length() > 0) spec.commandLine().getErr().println("swapstream: note: " + file + ": " + b);

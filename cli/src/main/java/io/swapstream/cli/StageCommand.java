@@ -183,9 +183,10 @@ abstract class StageCommand implements Callable<Integer> {
             }
         }
         if (c == StageCounters.DECODE) {
-            return String.format("%s; %d buffers in, %d switches out, %d sessions open, %d ended, %d dead letters, lag %.0f records",
+            String outOfOrder = c.switchesOutOfOrder.sum() == 0 ? "" : ", " + c.switchesOutOfOrder.sum() + " switches out of order";
+            return String.format("%s; %d buffers in, %d switches out, %d sessions open, %d ended, %d dead letters%s, lag %.0f records",
                     streams.state(), c.buffersIn.sum(), c.switchesOut.sum(), c.sessionsOpen.get(), c.sessionsEnded.sum(),
-                    c.deadLetters.sum(), lag);
+                    c.deadLetters.sum(), outOfOrder, lag);
         }
         return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions ended, lag %.0f records",
                 streams.state(), c.switchesIn.sum(), c.statsOut.sum(), c.windowsClosed.sum(), c.sessionsEnded.sum(), lag);
@@ -200,6 +201,15 @@ abstract class StageCommand implements Callable<Integer> {
         @Option(names = "--rows", description = "also write one record per switch to the context-switches topic")
         boolean rows;
 
+        @Option(names = "--max-lateness", defaultValue = "60s", paramLabel = "DURATION", description = "a live session's merge waits"
+                + " this long at most for a processor's buffer before it lets later switches out (one that then comes is counted"
+                + " out of order and has no derived times); a finished file's merge waits for its own lateness")
+        String maxLateness;
+
+        @Option(names = "--max-merge-memory", paramLabel = "MIB", description = "MiB a session's merge may hold before its oldest"
+                + " items leave; default a quarter of the JVM's maximum heap")
+        Long maxMergeMiB;
+
         String stage() { return StageConfig.DECODE; }
 
         String defaultHttp() { return "127.0.0.1:8081"; }
@@ -207,13 +217,22 @@ abstract class StageCommand implements Callable<Integer> {
         @Override
         void validate() {
             Options.positiveDuration("--idle-timeout", idleTimeout);
+            Options.positiveDuration("--max-lateness", maxLateness);
+            if (maxMergeMiB != null) Options.atLeast("--max-merge-memory", maxMergeMiB, 1);
         }
 
         @Override
         Map<String, String> stageSettings() {
-            return Map.of(io.swapstream.schemas.SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
-                    String.valueOf(Options.positiveDuration("--idle-timeout", idleTimeout) / 1_000_000),
-                    io.swapstream.schemas.SwapstreamConfig.DECODE_ROWS, String.valueOf(rows));
+            Map<String, String> m = new java.util.HashMap<>();
+            m.put(io.swapstream.schemas.SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
+                    String.valueOf(Options.positiveDuration("--idle-timeout", idleTimeout) / 1_000_000));
+            m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_ROWS, String.valueOf(rows));
+            m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_MAX_LATENESS_MS,
+                    String.valueOf(Math.max(1, Options.positiveDuration("--max-lateness", maxLateness) / 1_000_000)));
+            if (maxMergeMiB != null) {
+                m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, String.valueOf(Math.multiplyExact(maxMergeMiB, 1L << 20)));
+            }
+            return m;
         }
 
         Topology topology(Properties config) { return Pipeline.decodeTopology(config); }

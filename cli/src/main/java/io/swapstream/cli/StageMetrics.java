@@ -41,6 +41,11 @@ final class StageMetrics implements AutoCloseable {
         counter("swapstream_sessions_forgotten", "ended sessions that left the stores, their retention passed", counters.sessionsForgotten);
         counter("swapstream_buffers_lost", "buffers of ended sessions that were not decoded", counters.buffersLost);
         counter("swapstream_events_lost", "events the loggers reported lost", counters.eventsLost);
+        counter("swapstream_switches_out_of_order", "switches a live session's merge emitted after later ones (its maximum lateness"
+                + " or memory cap let those out first): no derived times", counters.switchesOutOfOrder);
+        Gauge.builder("swapstream_event_lag_seconds", counters.latestSwitchNanos, StageMetrics::eventLagSeconds).tag("stage", stage)
+                .description("wall-clock time minus the time of the latest switch this stage has emitted (decode) or taken"
+                        + " (aggregate): how far the merge, and the stages, hold back").register(registry);
         Gauge.builder("swapstream_sessions_open", counters.sessionsOpen, Number::doubleValue).tag("stage", stage)
                 .description("sessions with state in this instance").register(registry);
         Gauge.builder("swapstream_lag_records", streams, StageMetrics::lag).tag("stage", stage)
@@ -50,6 +55,13 @@ final class StageMetrics implements AutoCloseable {
     private void counter(String name, String description, LongAdder value) {
         FunctionCounter.builder(name, value, LongAdder::doubleValue).tag("stage", counters.stage).description(description)
                 .register(registry);
+    }
+
+    static double eventLagSeconds(java.util.concurrent.atomic.AtomicLong latestSwitchNanos) {
+        long t = latestSwitchNanos.get();
+        if (t == Long.MIN_VALUE) return Double.NaN;
+        java.time.Instant now = java.time.Instant.now();
+        return (now.getEpochSecond() * 1_000_000_000L + now.getNano() - t) / 1e9;
     }
 
     static double lag(KafkaStreams streams) {

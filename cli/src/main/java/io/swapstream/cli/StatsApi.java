@@ -215,6 +215,8 @@ final class StatsApi {
                 n.put("switchCount", t.getSwitchCount());
                 n.put("deadLetters", t.getDeadLetters());
                 n.put("eventsLost", t.getEventsLost());
+                n.put("switchesOutOfOrder", t.getSwitchesOutOfOrder());
+                n.put("maxLatenessNanos", t.getMaxLatenessNanos());
                 ArrayNode reasons = n.putArray("lossReasons");
                 if (t.getLossReasons() != null) t.getLossReasons().forEach(r -> reasons.add(r.toString()));
                 byte[] p = progress.get(kv.key);

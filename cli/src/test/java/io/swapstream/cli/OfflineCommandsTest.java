@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -85,11 +87,12 @@ class OfflineCommandsTest {
     }
 
     /**
-     * A processor whose batch reaches the trace far later than the logger allows (30 s after its
-     * switches, while the other processor went on): the merge cannot wait that long, and says so.
+     * A processor whose batch reaches the trace 29 s after later events of the other (a file session
+     * writes a quiet processor's buffer when it is full, or at the end): the offline commands read the
+     * file's lateness first and wait for it, so every row is in time order, and inspect names it.
      */
     @Test
-    void switchesOutOfTimeOrderAreReportedByInspectAndSwitches() throws Exception {
+    void aBufferWrittenLateIsWaitedForAndInspectNamesIt() throws Exception {
         Path f = dir.resolve("late.etl");
         long second = 10_000_000L;
         try (EtlWriter w = new EtlWriter(f, EtlWriter.Session.defaults(2, 132223104000000000L), 1000)) {
@@ -105,11 +108,27 @@ class OfflineCommandsTest {
         }
         CliRunner sw = CliRunner.run("switches", f.toString());
         assertEquals(0, sw.exit(), sw.err());
-        assertEquals(32, sw.out().lines().count());
-        assertTrue(sw.err().contains("2 switches arrived after later ones had been emitted (out of time order)"), sw.err());
+        List<JsonNode> rows = sw.out().lines().map(l -> {
+            try {
+                return json.readTree(l);
+            } catch (Exception e) {
+                throw new AssertionError(l, e);
+            }
+        }).toList();
+        assertEquals(32, rows.size());
+        // processor 0 at 1000, then processor 1's packets at 1010 and 1020, then processor 0 a second apart
+        assertEquals(List.of(0, 1, 1, 0, 0), rows.subList(0, 5).stream().map(r -> r.get("cpu").asInt()).toList());
+        assertEquals(List.of(1000L, 1010L, 1020L, 1000L + second), rows.subList(0, 4).stream().map(r -> r.get("timestamp").asLong()).toList());
+        assertFalse(sw.err().contains("out of time order"), sw.err());
         CliRunner inspect = CliRunner.run("inspect", "--format", "json", f.toString());
         assertEquals(0, inspect.exit(), inspect.err());
-        assertEquals(2, json.readTree(inspect.out()).get("expansion").get("switchesOutOfOrder").asLong());
+        JsonNode report = json.readTree(inspect.out());
+        assertEquals(0, report.get("expansion").get("switchesOutOfOrder").asLong());
+        // the latest event before processor 1's buffer is at 1000 + 29 s; its batch's first switch at 1000
+        assertEquals(29.0, report.get("lateness").get("byProcessor").get("1").get("seconds").asDouble(), 1e-9);
+        assertEquals(29.0, report.get("lateness").get("maxSeconds").asDouble(), 1e-9);
+        CliRunner table = CliRunner.run("inspect", f.toString());
+        assertTrue(table.out().contains("processor 1: 29.000 s (buffer 2)"), table.out());
     }
 
     @Test

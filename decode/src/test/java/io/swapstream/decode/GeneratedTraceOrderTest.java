@@ -37,7 +37,7 @@ class GeneratedTraceOrderTest {
     static final long NANOS_PER_TICK = 100;
     static final long SECOND = 10_000_000L;
     /** What a session with a 1 s flush timer guarantees: every event is in the trace this soon. */
-    static final long FLUSHED_WRITE_DELAY = LoggerTiming.maxWriteDelayTicks(LoggerTiming.DEFAULT_TIMER_RESOLUTION, SECOND);
+    static final long FLUSHED_WRITE_DELAY = LoggerTiming.flushedWriteDelayTicks(LoggerTiming.DEFAULT_TIMER_RESOLUTION, SECOND);
 
     record Decoded(List<ContextSwitch> switches, List<Long> eventTimes, ExpansionCounters counters) {}
 

@@ -3,6 +3,7 @@ package io.swapstream.ingest;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.etw.BufferFiller;
 import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.schemas.etw.BufferLateness;
 import io.swapstream.schemas.etw.EtlReader;
 import io.swapstream.schemas.etw.LogfileHeader;
 import java.io.IOException;
@@ -22,7 +23,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Publishes each buffer of an .etl file, bytes unchanged, as one record keyed by session id, then
- * a record that ends the session. The idempotent producer keeps retries from duplicating; the
+ * a record that ends the session. The file is finished, so it is walked first for how late its
+ * buffers come ({@link BufferLateness}), and the first record says so: the decode stage's merge then
+ * waits for exactly that. The idempotent producer keeps retries from duplicating; the
  * buffer-index header lets the decode stage drop buffers of a re-run ingest it already has.
  */
 public final class BufferPublisher implements AutoCloseable {
@@ -61,7 +64,7 @@ public final class BufferPublisher implements AutoCloseable {
     }
 
     /**
-     * Publishes {@code file}. A file whose header cannot be read is refused before anything is sent
+     * Publishes {@code file}, a finished file. A file whose header cannot be read is refused before anything is sent
      * ({@link EtlFormatException}); a file that breaks off later keeps what was sent, its unframeable
      * rest goes to the dead-letter topic and the session is ended, and the error is returned.
      *
@@ -69,6 +72,7 @@ public final class BufferPublisher implements AutoCloseable {
      */
     public Published publish(Path file, String host, Integer maxWaitReason, LongConsumer progress)
             throws IOException, InterruptedException, ExecutionException {
+        long lateness = lateness(file);
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
             String session = sessionOf(r, host);
             long index = 0;
@@ -76,7 +80,11 @@ public final class BufferPublisher implements AutoCloseable {
             String error = null;
             while (true) {
                 byte[] value = BufferFiller.published(r.rawBytes(), r.rawLength(), r.header());
-                send(session, host, file, index, r.bufferOffset(), maxWaitReason, value, null);
+                RecordHeaders h = headers(host, file, index, r.bufferOffset(), maxWaitReason);
+                if (index == 0 && lateness >= 0) {
+                    h.add(SwapstreamConfig.HEADER_LATENESS_TICKS, Long.toString(lateness).getBytes(StandardCharsets.UTF_8));
+                }
+                producer.send(new ProducerRecord<>(rawTopic, null, session, value, h), this::sent);
                 index++;
                 bytes += value.length;
                 if (progress != null) progress.accept(r.position());
@@ -84,7 +92,7 @@ public final class BufferPublisher implements AutoCloseable {
                     if (!r.next()) break;
                 } catch (EtlFormatException e) {
                     error = e.getMessage();
-                    send(session, host, file, index, r.position(), maxWaitReason, rest(file, r.position()), error);
+                    sendDeadLetter(session, host, file, index, r.position(), maxWaitReason, rest(file, r.position()), error);
                     break;
                 }
             }
@@ -100,6 +108,19 @@ public final class BufferPublisher implements AutoCloseable {
             Exception e = failed.getAndSet(null);
             if (e != null) throw new ExecutionException("a buffer of " + file + " was not accepted by Kafka: " + e.getMessage(), e);
             return new Published(session, index, bytes, error);
+        }
+    }
+
+    /**
+     * The largest lateness of the file's buffers, in its clock's ticks; -1 when the file cannot be walked
+     * whole (what breaks off is found and reported as it is published, and the decode stage merges the
+     * session as a live one).
+     */
+    static long lateness(Path file) throws IOException {
+        try (EtlReader r = EtlReader.open(file)) {
+            return BufferLateness.of(r).max();
+        } catch (EtlFormatException e) {
+            return -1;
         }
     }
 
@@ -130,14 +151,12 @@ public final class BufferPublisher implements AutoCloseable {
         }
     }
 
-    private void send(String session, String host, Path file, long index, long offset, Integer maxWaitReason,
-                      byte[] value, String error) {
+    private void sendDeadLetter(String session, String host, Path file, long index, long offset, Integer maxWaitReason,
+                                byte[] value, String error) {
         RecordHeaders h = headers(host, file, index, offset, maxWaitReason);
-        if (error != null) {
-            h.add(SwapstreamConfig.HEADER_ERROR, error.getBytes(StandardCharsets.UTF_8));
-            h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
-        }
-        producer.send(new ProducerRecord<>(error == null ? rawTopic : deadLetterTopic, null, session, value, h), this::sent);
+        h.add(SwapstreamConfig.HEADER_ERROR, error.getBytes(StandardCharsets.UTF_8));
+        h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
+        producer.send(new ProducerRecord<>(deadLetterTopic, null, session, value, h), this::sent);
     }
 
     private void sent(org.apache.kafka.clients.producer.RecordMetadata m, Exception e) {

@@ -35,12 +35,21 @@ public final class StageCounters {
     /** Ended sessions that left the stage's stores, their retention passed. */
     public final LongAdder sessionsForgotten = new LongAdder();
     public final AtomicLong sessionsOpen = new AtomicLong();
+    /** Switches a session's merge emitted after later ones (a live session's lateness or memory limit). */
+    public final LongAdder switchesOutOfOrder = new LongAdder();
+    /** The Unix time, nanoseconds, of the latest switch this stage has emitted or taken; Long.MIN_VALUE before any. */
+    public final AtomicLong latestSwitchNanos = new AtomicLong(Long.MIN_VALUE);
     /** Dead letters by kind of reason (a short fixed word: malformed-buffer, missing-buffers, ...). */
     public final java.util.concurrent.ConcurrentHashMap<String, LongAdder> deadLettersByKind = new java.util.concurrent.ConcurrentHashMap<>();
     /** Buffers a session lost (dead letters, buffers that never came, those the ingester could not publish). */
     public final LongAdder buffersLost = new LongAdder();
     /** Events the logger itself reported lost, from the sessions' logfile headers and buffers. */
     public final LongAdder eventsLost = new LongAdder();
+
+    /** Notes a switch at {@code nanos} emitted or taken. */
+    public void switchAt(long nanos) {
+        if (nanos > latestSwitchNanos.get()) latestSwitchNanos.accumulateAndGet(nanos, Math::max);
+    }
 
     public void deadLetter(String kind) {
         deadLetters.increment();
@@ -68,6 +77,7 @@ public final class StageCounters {
         m.put("sessionsEnded", sessionsEnded.sum());
         m.put("sessionsForgotten", sessionsForgotten.sum());
         m.put("sessionsOpen", sessionsOpen.get());
+        m.put("switchesOutOfOrder", switchesOutOfOrder.sum());
         return m;
     }
 }

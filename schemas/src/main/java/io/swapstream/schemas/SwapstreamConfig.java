@@ -63,6 +63,15 @@ public final class SwapstreamConfig {
      * (a state from before it kept anything): more than one transaction's worth.
      */
     public static final long READ_BACK_RECORDS = 65_536;
+    /**
+     * Decode: how long a live session's merge waits for a processor's buffer before it lets later items
+     * out (default 60 s); a switch that then comes is counted out of order. A finished file's merge
+     * waits for its own lateness, sent with it ({@link #HEADER_LATENESS_TICKS}).
+     */
+    public static final String DECODE_MAX_LATENESS_MS = "swapstream.decode.max.lateness.ms";
+    public static final long DEFAULT_DECODE_MAX_LATENESS_MS = 60_000L;
+    /** Decode: bytes a session's merge may hold before its oldest items leave (default a quarter of the heap). */
+    public static final String DECODE_MAX_QUEUE_BYTES = "swapstream.decode.max.queue.bytes";
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */
     public static final String SESSION_IDLE_TIMEOUT_MS = "swapstream.session.idle.timeout.ms";
     public static final long DEFAULT_SESSION_IDLE_TIMEOUT_MS = 600_000L;
@@ -110,6 +119,12 @@ public final class SwapstreamConfig {
     public static final String HEADER_END_OF_SESSION = "end-of-session";
     /** Optional on a session's records: MaximumWaitReason to decode its compact batches with. */
     public static final String HEADER_MAX_WAIT_REASON = "max-wait-reason";
+    /**
+     * On a session's first buffer, from an ingester that read the whole file first: the largest
+     * lateness of its buffers in session clock ticks (BufferLateness), so the decode stage's merge
+     * waits for exactly that. Absent for a live (growing) file.
+     */
+    public static final String HEADER_LATENESS_TICKS = "lateness-ticks";
     /** On the record that ends a session: records of it the ingester sent to the dead letters, and why. */
     public static final String HEADER_INGEST_DEAD_LETTERS = "ingest-dead-letters";
     public static final String HEADER_INGEST_ERROR = "ingest-error";

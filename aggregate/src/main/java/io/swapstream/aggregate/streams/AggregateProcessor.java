@@ -591,6 +591,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         if (seq >= 0) o.state.nextSequence = seq + 1;
         SwitchBatch b = read(key, bytes);
         StageCounters.AGGREGATE.switchesIn.add(b.count());
+        if (b.count() > 0) StageCounters.AGGREGATE.switchAt(b.timeNanos(b.count() - 1));
         store.put(redoKey(o.session, o.state.batches++), InputRecordReader.reference(partition, offset));
         o.state.redoBytes += bytes.length;
         o.state.host = b.host();

@@ -1,5 +1,6 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.decode.MergeLimits;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.ThreadInfo;
@@ -51,6 +52,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private final boolean rows;
     private final long idleTimeoutMs;
     private final long retentionMs;
+    /** A live session's merge limits; a session sent with its file's lateness waits for that instead. */
+    private final MergeLimits liveLimits;
     private final String rawTopic;
     private ProcessorContext<String, Object> context;
     private InputRecordReader inputs;
@@ -91,7 +94,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private long endsKept = -1;
 
     DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers, String sessionTopic,
-                    org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords, long confirmMs, long retentionMs) {
+                    org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords, long confirmMs, long retentionMs,
+                    MergeLimits liveLimits) {
+        this.liveLimits = liveLimits;
         this.sessionTopic = sessionTopic;
         this.retentionMs = retentionMs;
         this.sessionRecords = sessionRecords;
@@ -122,13 +127,16 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
          * from disk and was 14% of the decode thread (bench i16.etl, async-profiler).
          */
         long early;
+        /** The session's out-of-order switches counted in the stage's metric so far. */
+        long outOfOrderCounted;
 
         Live(String session, DecodeProgress p, byte[] checkpoint) {
             this.session = session;
             this.progress = p;
+            MergeLimits limits = liveLimits.withFileLateness(p.latenessTicks);
             this.decoder = checkpoint == null
-                    ? new SessionDecoder(p.host, p.maxWaitReason, this::batch, this::thread, batchRows)
-                    : SessionDecoder.restore(checkpoint, p.host, p.maxWaitReason, this::batch, this::thread, batchRows);
+                    ? new SessionDecoder(p.host, p.maxWaitReason, this::batch, this::thread, batchRows, limits)
+                    : SessionDecoder.restore(checkpoint, p.host, p.maxWaitReason, this::batch, this::thread, batchRows, limits);
         }
 
         private void batch(SwitchBatch b) {
@@ -200,6 +208,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (p.host == null) {
             p.host = header(headers, SwapstreamConfig.HEADER_HOST, LogfileHeader.hostOf(session));
             p.maxWaitReason = maxWaitReason(headers);
+            p.latenessTicks = parseLong(header(headers, SwapstreamConfig.HEADER_LATENESS_TICKS, "-1"));
         }
         p.lastBufferMs = context.currentSystemTimeMs();
         if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
@@ -357,6 +366,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                 }
             }
             l.replaying = false;
+            l.outOfOrderCounted = l.decoder.counters().switchesOutOfOrder;
             l.early = earlyKeys(session).size();
             live.put(session, l);
         }
@@ -413,6 +423,12 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             deadLetter(l.session, headers, bytes, "malformed-buffer", e.getMessage(), l.timestamp);
             return;
         }
+        long outOfOrder = l.decoder.counters().switchesOutOfOrder;
+        if (outOfOrder > l.outOfOrderCounted) {
+            StageCounters.DECODE.switchesOutOfOrder.add(outOfOrder - l.outOfOrderCounted);
+            l.outOfOrderCounted = outOfOrder;
+        }
+        StageCounters.DECODE.switchAt(l.decoder.lastEmittedNanos());
         if (!p.sessionEmitted && l.decoder.session() != null) {
             p.sessionEmitted = true;
             forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(p.next).build(), l.timestamp);
@@ -489,8 +505,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (l.decoder.session() != null) {
             StageCounters.DECODE.eventsLost.add(Math.max(0, l.decoder.session().eventsLost()));
             var c = l.decoder.counters();
-            // a session that lost anything, or was cut short, is never presented as complete
-            TraceSession record = AvroRecords.of(l.decoder.session()).setComplete(lost == 0 && reason.equals("end-marker"))
+            if (c.switchesOutOfOrder > 0) {
+                lost(p, c.switchesOutOfOrder + " switches came after later ones had been emitted (the merge's maximum lateness or"
+                        + " memory cap let those out first): they have no derived times");
+            }
+            // a session that lost anything, was cut short or has switches out of order is never presented as complete
+            TraceSession record = AvroRecords.of(l.decoder.session())
+                    .setComplete(lost == 0 && c.switchesOutOfOrder == 0 && reason.equals("end-marker"))
+                    .setSwitchesOutOfOrder(c.switchesOutOfOrder).setMaxLatenessNanos(l.decoder.maxLatenessNanos())
                     .setEndReason(reason).setBuffers(p.next).setSwitchCount(p.switches).setThreadRecords(p.threads)
                     .setDeadLetters(lost).setLossReasons(new ArrayList<>(p.lossReasons))
                     .setInconsistencies(c.oldThreadNotLastSwitchedIn).build();

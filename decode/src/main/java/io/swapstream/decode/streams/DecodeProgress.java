@@ -16,13 +16,15 @@ import java.util.List;
  */
 final class DecodeProgress {
     /**
-     * 3 adds the checkpoint before the last; 2 the last input record taken in order (1 is read as not
-     * knowing it).
+     * 4 adds the file's lateness; 3 the checkpoint before the last; 2 the last input record taken in
+     * order (1 is read as not knowing it).
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     String host;
     Integer maxWaitReason;
+    /** The finished file's largest buffer lateness in clock ticks, as its ingester sent it; -1 for a live session. */
+    long latenessTicks = -1;
     /** The index of the next buffer to decode; buffers before it were taken. */
     long next;
     /** The decoder checkpoint holds buffers before this index. */
@@ -80,6 +82,7 @@ final class DecodeProgress {
             o.writeLong(lastInput);
             o.writeLong(previousCheckpointNext);
             o.writeLong(checkpoints);
+            o.writeLong(latenessTicks);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -117,6 +120,7 @@ final class DecodeProgress {
             p.previousCheckpointNext = version >= 3 ? in.readLong() : p.checkpointNext;
             // a version 2 session's one checkpoint is where the first one goes
             p.checkpoints = version >= 3 ? in.readLong() : p.checkpointNext > 0 ? 1 : 0;
+            p.latenessTicks = version >= 4 ? in.readLong() : -1;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -2,6 +2,7 @@ package io.swapstream.decode.streams;
 
 import static io.swapstream.schemas.SwapstreamConfig.topic;
 
+import io.swapstream.decode.MergeLimits;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.schemas.SessionPartitioner;
@@ -64,13 +65,19 @@ public final class DecodeTopology {
         long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
         if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.DECODE_CONFIRM_MS + " must be 0 (off) or more");
         long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
+        long maxLatenessMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_MAX_LATENESS_MS,
+                SwapstreamConfig.DEFAULT_DECODE_MAX_LATENESS_MS);
+        long maxQueueBytes = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, MergeLimits.defaultMaxQueueBytes());
+        if (maxLatenessMs < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_LATENESS_MS + " must be at least 1");
+        if (maxQueueBytes < 1024) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES + " must be at least 1024");
+        MergeLimits live = MergeLimits.live(maxLatenessMs * 1_000_000L, maxQueueBytes);
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PROGRESS_STORE),
                 Serdes.String(), Serdes.ByteArray()).withLoggingEnabled(bigValues).withCachingDisabled());
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
                 .process(() -> new DecodeProcessor(topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows, rows, idle, checkpointBuffers,
-                                topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config), confirmMs, retentionMs),
+                                topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config), confirmMs, retentionMs, live),
                         Named.as("decode"), PROGRESS_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s

@@ -294,6 +294,66 @@ class DecodeTopologyTest {
         }
     }
 
+    /**
+     * A processor idle for 40 s in a file session: its buffer comes more than 30 s late. Sent with the
+     * lateness its ingester walked the file for, the session decodes exactly as offline; sent as a live
+     * session whose merge may wait 10 s, the late switches are counted, the session is not complete and
+     * says why.
+     */
+    @Test
+    void aLateBufferIsWaitedForWithTheFilesLatenessAndCountedPastTheLimit() throws Exception {
+        Path f = dir.resolve("idle.etl");
+        long second = 10_000_000L;
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withShape(4, 2, 2).withSeed(8)
+                .withQuietSpell(new GeneratorOptions.QuietSpell(1, 5 * second, 40 * second)), 0x28);
+        long lateness = io.swapstream.schemas.etw.BufferLateness.of(f).max();
+        assertTrue(lateness > 30 * second, lateness + " ticks");
+        List<ContextSwitch> expected = new ArrayList<>();
+        String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
+        byte[] bytes = Files.readAllBytes(f);
+        int n = bytes.length / SIZE;
+        for (boolean withLateness : new boolean[] {true, false}) {
+            Map<String, String> config = Map.of(SwapstreamConfig.DECODE_MAX_LATENESS_MS, "10000");
+            try (TopologyTestDriver driver = driver("late-" + withLateness, config)) {
+                TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+                for (int i = 0; i < n; i++) {
+                    TestRecord<String, byte[]> r = record(session, buffer(bytes, i), i, false);
+                    if (i == 0 && withLateness) {
+                        r.headers().add(SwapstreamConfig.HEADER_LATENESS_TICKS, String.valueOf(lateness).getBytes(StandardCharsets.UTF_8));
+                    }
+                    raw.pipeInput(r);
+                }
+                raw.pipeInput(record(session, new byte[0], n, true));
+                List<ContextSwitch> rows = new ArrayList<>();
+                driver.createOutputTopic("etw.switch-batches", new StringDeserializer(), new SwitchBatchSerde())
+                        .readValuesToList().forEach(b -> rows.addAll(b.rows()));
+                TraceSession end = sessions(driver).get(1);
+                assertEquals(lateness * 100, end.getMaxLatenessNanos(), "10 MHz: 100 ns a tick");
+                assertEquals(expected.size(), rows.size());
+                if (withLateness) {
+                    assertEquals(expected, rows);
+                    assertEquals(0, end.getSwitchesOutOfOrder());
+                    assertTrue(end.getComplete());
+                } else {
+                    long outOfOrder = 0;
+                    long latest = Long.MIN_VALUE;
+                    for (ContextSwitch r : rows) {
+                        if (r.timestamp() < latest) {
+                            outOfOrder++;
+                            assertEquals(null, r.newThreadTimeSinceLastNanos(), r::toString);
+                            assertEquals(null, r.oldThreadRunNanos(), r::toString);
+                        }
+                        latest = Math.max(latest, r.timestamp());
+                    }
+                    assertTrue(outOfOrder > 0);
+                    assertEquals(outOfOrder, end.getSwitchesOutOfOrder());
+                    assertFalse(end.getComplete());
+                    assertTrue(end.getLossReasons().stream().anyMatch(x -> x.contains("came after later ones")), end.getLossReasons().toString());
+                }
+            }
+        }
+    }
+
     static byte[] buffer(byte[] file, int i) {
         return Arrays.copyOfRange(file, i * SIZE, (i + 1) * SIZE);
     }
