@@ -715,7 +715,6 @@ public final class SwitchExpander {
         int src;
         // the bounds come from what the trace has shown so far, which draining does not change
         boolean bounded = false;
-        long bound = Long.MIN_VALUE;
         long forcedBefore = Long.MIN_VALUE;
         Merge m = queue;
         while ((src = m.peek()) >= 0) {
@@ -724,8 +723,7 @@ public final class SwitchExpander {
             boolean complete = (m.flags[src][p] & 1) != 0;
             if (!all && (t >= safeBefore || !complete)) {
                 if (!bounded) {
-                    bound = writtenBefore();
-                    safeBefore = Math.max(safeBefore, safeBefore(bound));
+                    safeBefore = Math.max(safeBefore, safeBefore(writtenBefore()));
                     forcedBefore = maxLatenessTicks == Long.MAX_VALUE || frontier == Long.MIN_VALUE
                             ? Long.MIN_VALUE : frontier - maxLatenessTicks;
                     bounded = true;
