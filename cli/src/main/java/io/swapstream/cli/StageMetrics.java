@@ -43,6 +43,11 @@ final class StageMetrics implements AutoCloseable {
         counter("swapstream_events_lost", "events the loggers reported lost", counters.eventsLost);
         counter("swapstream_switches_out_of_order", "switches a live session's merge emitted after later ones (its maximum lateness"
                 + " or memory cap let those out first): no derived times", counters.switchesOutOfOrder);
+        Gauge.builder("swapstream_merge_queued_items", counters, StageCounters::mergeQueued).tag("stage", stage)
+                .description("items the open sessions' time-ordered merges hold, waiting for what their processors may still write")
+                .register(registry);
+        Gauge.builder("swapstream_decode_checkpoint_bytes", counters, StageCounters::largestCheckpoint).tag("stage", stage)
+                .description("the largest last decoder checkpoint of an open session: its merge's items and live threads").register(registry);
         Gauge.builder("swapstream_event_lag_seconds", counters.latestSwitchNanos, StageMetrics::eventLagSeconds).tag("stage", stage)
                 .description("wall-clock time minus the time of the latest switch this stage has emitted (decode) or taken"
                         + " (aggregate): how far the merge, and the stages, hold back").register(registry);

@@ -39,6 +39,22 @@ public final class StageCounters {
     public final LongAdder switchesOutOfOrder = new LongAdder();
     /** The Unix time, nanoseconds, of the latest switch this stage has emitted or taken; Long.MIN_VALUE before any. */
     public final AtomicLong latestSwitchNanos = new AtomicLong(Long.MIN_VALUE);
+    /** Decode: per open session in this process, the items its merge holds and the bytes of its last decoder checkpoint. */
+    public final java.util.concurrent.ConcurrentHashMap<String, long[]> merges = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Items the open sessions' merges hold, summed. */
+    public long mergeQueued() {
+        long n = 0;
+        for (long[] m : merges.values()) n += m[0];
+        return n;
+    }
+
+    /** The largest last decoder checkpoint of an open session, bytes. */
+    public long largestCheckpoint() {
+        long n = 0;
+        for (long[] m : merges.values()) n = Math.max(n, m[1]);
+        return n;
+    }
     /** Dead letters by kind of reason (a short fixed word: malformed-buffer, missing-buffers, ...). */
     public final java.util.concurrent.ConcurrentHashMap<String, LongAdder> deadLettersByKind = new java.util.concurrent.ConcurrentHashMap<>();
     /** Buffers a session lost (dead letters, buffers that never came, those the ingester could not publish). */

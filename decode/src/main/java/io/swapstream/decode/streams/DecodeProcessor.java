@@ -129,6 +129,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long early;
         /** The session's out-of-order switches counted in the stage's metric so far. */
         long outOfOrderCounted;
+        /** Bytes of its decoder's last checkpoint, for the metric. */
+        long checkpointBytes;
 
         Live(String session, DecodeProgress p, byte[] checkpoint) {
             this.session = session;
@@ -168,7 +170,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         this.context = context;
         this.state = context.getStateStore(DecodeTopology.PROGRESS_STORE);
         this.inputs = InputRecordReader.of(context, "decode-redo");
-        live.clear();
+        forgetAll();
         firstOffset = -1;
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
@@ -179,7 +181,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     @Override
     public void close() {
-        live.clear();
+        forgetAll();
         if (inputs != null) inputs.close();
     }
 
@@ -244,6 +246,16 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         });
         drain(l);
         save(l);
+    }
+
+    private void forget(String session) {
+        live.remove(session);
+        StageCounters.DECODE.merges.remove(session);
+    }
+
+    private void forgetAll() {
+        live.keySet().forEach(StageCounters.DECODE.merges::remove);
+        live.clear();
     }
 
     /** Takes the buffers held apart that follow the last one taken, in order. */
@@ -400,7 +412,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.checkpoints++;
             p.redoBytes = 0;
             // over the one two back; the progress goes in with it: found without the progress put after it, it still says where it ends
-            state.put(checkpointKey(l.session, p.checkpoints), Checkpoint.encode(p, l.decoder.checkpoint()));
+            byte[] decoderState = l.decoder.checkpoint();
+            l.checkpointBytes = decoderState.length;
+            state.put(checkpointKey(l.session, p.checkpoints), Checkpoint.encode(p, decoderState));
             for (long i = drop; i < p.previousCheckpointNext; i++) StateStores.remove(state, redoKey(l.session, i));
             context.commit();
         }
@@ -429,6 +443,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             l.outOfOrderCounted = outOfOrder;
         }
         StageCounters.DECODE.switchAt(l.decoder.lastEmittedNanos());
+        StageCounters.DECODE.merges.put(l.session, new long[] {l.decoder.queued(), l.checkpointBytes});
         if (!p.sessionEmitted && l.decoder.session() != null) {
             p.sessionEmitted = true;
             forward(l.session, AvroRecords.of(l.decoder.session()).setBuffers(p.next).build(), l.timestamp);
@@ -540,7 +555,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             StateStores.remove(state, checkpointKey(l.session, 1));
             StateStores.remove(state, checkpointKey(l.session, 2));
         }
-        live.remove(l.session);
+        forget(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
         context.commit();
@@ -599,7 +614,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         l.replaying = true;
         l.decoder.finish();
         l.replaying = false;
-        live.remove(session);
+        forget(session);
         context.forward(new Record<>(session, sessionRecords.deserializer().deserialize(sessionTopic, EndedSession.record(kept)),
                 EndedSession.timestamp(kept)));
         LOG.warn("session {}: the state has ended it, and its end record was not in {}: its batches since the checkpoint before"
