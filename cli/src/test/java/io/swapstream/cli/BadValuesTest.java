@@ -52,6 +52,11 @@ class BadValuesTest {
         c.add(new Case("--window: 'soon' is not a duration", 2, "stats", t, "--window", "soon"));
         c.add(new Case("--window must be more than 0, not 0s", 2, "run", t, "--window", "0s"));
         c.add(new Case("--window must be more than 0, not 0s", 2, "aggregate", "-b", "127.0.0.1:1", "--window", "0s"));
+        c.add(new Case("--max-lateness must be more than 0, not 0s", 2, "decode", "-b", "127.0.0.1:1", "--max-lateness", "0s"));
+        String out = dir.resolve("g.etl").toString();
+        c.add(new Case("--flush-timer: 'soon' is not a duration", 2, "generate", "-o", out, "--flush-timer", "soon"));
+        c.add(new Case("--idle-cpu: '1:5' is not CPU:START:SECONDS (for example 1:5:40)", 2, "generate", "-o", out, "--idle-cpu", "1:5"));
+        c.add(new Case("--idle-cpu: processor 9 is not one of the 4 that run threads", 2, "generate", "-o", out, "--idle-cpu", "9:5:40"));
         c.add(new Case("--emit-interval must be more than 0, not 0ms", 2, "aggregate", "-b", "127.0.0.1:1", "--emit-interval", "0ms"));
         c.add(new Case("--timeout must be more than 0, not 0s", 2, "run", t, "--timeout", "0s"));
         c.add(new Case("--connect-timeout must be more than 0, not 0s", 2, "ingest", t, "-b", "127.0.0.1:1", "--connect-timeout", "0s"));

@@ -203,6 +203,13 @@ class ServiceIT {
                 HttpResponse.BodyHandlers.ofString());
         assertTrue(decoded.body().contains("swapstream_switches_out_total{stage=\"decode\"} " + offlineSwitches + ".0"),
                 "the decode stage sent every switch");
+        // the files were published whole, with their lateness: nothing out of order, and the ended sessions' merges hold nothing
+        assertTrue(decoded.body().contains("swapstream_switches_out_of_order_total{stage=\"decode\"} 0.0"), decoded.body());
+        assertTrue(decoded.body().contains("swapstream_merge_queued_items{stage=\"decode\"} 0.0"), decoded.body());
+        java.util.regex.Matcher lag = java.util.regex.Pattern.compile("swapstream_event_lag_seconds\\{stage=\"decode\"} ([0-9.E]+)")
+                .matcher(decoded.body());
+        assertTrue(lag.find(), "the decode stage's event lag is a number once it has emitted a switch");
+        assertTrue(metrics.body().contains("swapstream_event_lag_seconds{stage=\"aggregate\"}"), "and the aggregate's");
     }
 
     @Test
