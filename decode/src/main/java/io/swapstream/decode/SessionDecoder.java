@@ -103,7 +103,6 @@ public final class SessionDecoder {
     public ExpansionCounters counters() { return expander == null ? new ExpansionCounters() : expander.counters(); }
     /** Items waiting in the time-ordered merge. */
     public int queued() { return expander == null ? 0 : expander.queued(); }
-    public MergeLimits limits() { return limits; }
 
     /** The largest lateness of the session's buffers so far, in nanoseconds (0 before the header). */
     public long maxLatenessNanos() {
@@ -116,7 +115,6 @@ public final class SessionDecoder {
         long ts = expander.lastEmittedTimestamp();
         return ts == Long.MIN_VALUE ? Long.MIN_VALUE : clock.toUnixNanos(ts);
     }
-
 
     /**
      * Takes the buffer loaded in {@code decoder}; its switches are handed over before this returns.
