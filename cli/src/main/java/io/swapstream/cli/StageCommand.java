@@ -1,7 +1,7 @@
 package io.swapstream.cli;
 
-import io.swapstream.ingest.TopicSetup;
 import io.swapstream.decode.streams.HangingTransactions;
+import io.swapstream.ingest.TopicSetup;
 import io.swapstream.schemas.StageCounters;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -11,14 +11,17 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code swapstream decode} and {@code swapstream aggregate}: one stage as a long-lived service. */
 abstract class StageCommand implements Callable<Integer> {
@@ -42,6 +45,13 @@ abstract class StageCommand implements Callable<Integer> {
             description = "HTTP address other instances use to reach this one's stores; default: the --http"
                     + " address, with this machine's name when it binds every interface")
     String httpAdvertised;
+
+    @Option(names = "--instance-id", paramLabel = "ID",
+            description = "this instance's lasting id in the stage's consumer group (static membership): restarted with the"
+                    + " same id, it takes its partitions back at once, without waiting for the group's session timeout."
+                    + " Default: from this machine's name and --state-dir, so it lasts across restarts and two instances"
+                    + " on one machine differ")
+    String instanceId;
 
     @Option(names = "--session-retention", defaultValue = "7d", paramLabel = "DURATION",
             description = "how long an ended session stays in the stage's stores (and queries); the topics keep it for the broker's retention")
@@ -86,6 +96,9 @@ abstract class StageCommand implements Callable<Integer> {
         // other instances reach this one's stores through its HTTP address
         advertised = httpAdvertised != null ? httpAdvertised : server.address();
         overrides.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG, advertised);
+        // static membership (KIP-345); Kafka Streams appends each stream thread's number
+        overrides.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+                instanceId != null ? instanceId : StageConfig.instanceId(stage(), stateDir));
         Properties config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()),
                 kafka.prefix, kafka.replication, overrides);
         Topology topology = topology(config);
@@ -121,8 +134,11 @@ abstract class StageCommand implements Callable<Integer> {
                 stopped.complete(Swapstream.EXIT_FAILURE);
             }
         });
+        // a planned stop leaves the group, so its partitions move at once rather than after the session timeout
+        CloseOptions leave = CloseOptions.timeout(Duration.ofSeconds(30))
+                .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            streams.close(Duration.ofSeconds(30));
+            streams.close(leave);
             stopped.complete(0);
         }));
         StageCounters counters = stage().equals(StageConfig.DECODE) ? StageCounters.DECODE : StageCounters.AGGREGATE;
@@ -138,7 +154,7 @@ abstract class StageCommand implements Callable<Integer> {
                  AutoCloseable guard = abortHangingTransactions(bootstrap, (String) config.get("application.id"), err)) {
                 status = stopped.get();
             }
-            streams.close(Duration.ofSeconds(30));
+            streams.close(leave);
         }
         return status;
     }

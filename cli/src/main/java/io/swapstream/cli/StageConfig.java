@@ -30,6 +30,23 @@ final class StageConfig {
      */
     static final String COMPRESSION = "none";
 
+    /**
+     * A stage instance's lasting id in its consumer group when none is given: the stage, this machine's
+     * name and a digest of its state directory, the same at every restart and different for two
+     * instances on one machine (they need state directories of their own anyway).
+     */
+    static String instanceId(String stage, Path stateDir) {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        String dir = stateDir.toAbsolutePath().normalize().toString();
+        java.util.UUID digest = java.util.UUID.nameUUIDFromBytes(dir.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return stage + "-" + host + "-" + digest.toString().substring(0, 8);
+    }
+
     /** A stage's application id, which is also its consumer group's id. */
     static String applicationId(String appIdBase, String stage) {
         return appIdBase + "-" + stage;

@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -31,5 +32,21 @@ class StageConfigTest {
         var p = StageConfig.streams(StageConfig.AGGREGATE, "127.0.0.1:9092", "t", Path.of("state"), "etw.", (short) 1, Map.of());
         assertEquals(50, new StreamsConfig(p).getRestoreConsumerConfigs("client").get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
         assertEquals(100, new StreamsConfig(p).getMainConsumerConfigs("g", "client", 0).get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
+    }
+
+    /**
+     * Static membership: an instance's id lasts across restarts (the same state directory gives the same
+     * id), two instances with state directories of their own differ, and each stream thread's consumer
+     * joins under it with its thread's number.
+     */
+    @Test
+    void anInstanceKeepsItsGroupIdentityAcrossRestarts() {
+        String id = StageConfig.instanceId(StageConfig.DECODE, Path.of("state-a"));
+        assertEquals(id, StageConfig.instanceId(StageConfig.DECODE, Path.of("state-a").toAbsolutePath()));
+        assertNotEquals(id, StageConfig.instanceId(StageConfig.DECODE, Path.of("state-b")));
+        assertNotEquals(id, StageConfig.instanceId(StageConfig.AGGREGATE, Path.of("state-a")));
+        var p = StageConfig.streams(StageConfig.DECODE, "127.0.0.1:9092", "t", Path.of("state"), "etw.", (short) 1,
+                Map.of(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), id));
+        assertEquals(id + "-1", new StreamsConfig(p).getMainConsumerConfigs("g", "client", 1).get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
     }
 }
