@@ -11,8 +11,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-@Command(name = "broker", description = "A standalone single-node Kafka (KRaft) broker on 127.0.0.1 for local use, until stopped;"
-        + " its data survives a restart on the same --data-dir.")
+@Command(name = "broker", description = "A Kafka (KRaft) broker on 127.0.0.1 for local use, until stopped: a single node, or with"
+        + " --node-id, --controller-port and --controllers one node of a local cluster; its data survives a restart on the same --data-dir.")
 final class BrokerCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -22,14 +22,33 @@ final class BrokerCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "9092", paramLabel = "PORT", description = "client port on 127.0.0.1 (0: any free one)")
     int port;
 
+    @Option(names = "--node-id", paramLabel = "N", description = "this node's id in a local cluster (each node is broker and controller)")
+    Integer nodeId;
+
+    @Option(names = "--controller-port", paramLabel = "PORT", description = "this node's controller port on 127.0.0.1, as in --controllers")
+    Integer controllerPort;
+
+    @Option(names = "--controllers", paramLabel = "ID@HOST:PORT,...", description = "the cluster's controllers, the same on every node,"
+            + " e.g. 1@127.0.0.1:9093,2@127.0.0.1:9193,3@127.0.0.1:9293")
+    String controllers;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65535) throw new UserInputException("--port must be between 0 and 65535, not " + port);
         if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) throw new UserInputException("--data-dir: " + dataDir + " is not a directory");
+        boolean node = clusterNode();
         PrintWriter err = spec.commandLine().getErr();
         EmbeddedKafkaBroker broker;
         try {
-            broker = EmbeddedKafkaBroker.start(dataDir.toAbsolutePath(), port, false);
+            if (node) {
+                err.printf("swapstream broker: node %d starting; it waits for a quorum of %s%n", nodeId, controllers);
+                err.flush();
+                broker = EmbeddedKafkaBroker.startNode(dataDir.toAbsolutePath(), nodeId, port, controllerPort, controllers);
+            } else {
+                broker = EmbeddedKafkaBroker.start(dataDir.toAbsolutePath(), port, false);
+            }
+        } catch (java.io.IOException e) {
+            throw new UserInputException("--data-dir: " + e.getMessage());
         } catch (RuntimeException e) {
             throw new ServiceException("the broker did not start (is port " + port + " in use?): " + Swapstream.userMessage(e), e);
         }
@@ -45,6 +64,31 @@ final class BrokerCommand implements Callable<Integer> {
             stopped.await();
         }
         return 0;
+    }
+
+    /** Whether the options make this one node of a cluster; checks they come together and agree. */
+    private boolean clusterNode() {
+        if (nodeId == null && controllerPort == null && controllers == null) return false;
+        if (nodeId == null || controllerPort == null || controllers == null) {
+            throw new UserInputException("a cluster node needs --node-id, --controller-port and --controllers together");
+        }
+        if (nodeId < 0) throw new UserInputException("--node-id must be 0 or more, not " + nodeId);
+        if (controllerPort < 1 || controllerPort > 65535) throw new UserInputException("--controller-port must be between 1 and 65535, not " + controllerPort);
+        if (port == 0) throw new UserInputException("--port: a cluster node needs a fixed port, not 0");
+        boolean listed = false;
+        for (String voter : controllers.split(",")) {
+            if (!voter.matches("[0-9]+@[^:@,]+:[0-9]+")) {
+                throw new UserInputException("--controllers: '" + voter + "' is not ID@HOST:PORT");
+            }
+            if (voter.startsWith(nodeId + "@")) {
+                listed = true;
+                if (!voter.endsWith(":" + controllerPort)) {
+                    throw new UserInputException("--controllers names node " + nodeId + " at " + voter + ", not at --controller-port " + controllerPort);
+                }
+            }
+        }
+        if (!listed) throw new UserInputException("--controllers does not name node " + nodeId);
+        return true;
     }
 
     private static long size(Path dir) {

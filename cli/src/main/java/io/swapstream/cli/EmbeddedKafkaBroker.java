@@ -37,13 +37,6 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         this.bootstrap = bootstrap;
     }
 
-    /**
-     * Transactions as before KIP-890 part 2. With the default (version 2), a broker killed -9 and
-     * restarted was seen to leave a stage's transaction open on one changelog partition while its
-     * coordinator had moved on: the partition's last stable offset stuck, the stage restoring forever.
-     */
-    static final String TRANSACTION_VERSION = "transaction.version=1";
-
     /** A broker on free ports with its data in a temporary directory, removed at close. */
     public static EmbeddedKafkaBroker start() throws IOException {
         return start(Files.createTempDirectory("swapstream-kafka-"), 0, true);
@@ -69,7 +62,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
             }
             ByteArrayOutputStream log = new ByteArrayOutputStream();
             int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(),
-                    "--standalone", "--feature", TRANSACTION_VERSION}, new PrintStream(log, true, StandardCharsets.UTF_8));
+                    "--standalone"}, new PrintStream(log, true, StandardCharsets.UTF_8));
             if (rc != 0) throw new IOException("formatting the broker's storage in " + dataDir + " failed: " + log);
         } else {
             p = new Properties();
@@ -90,6 +83,50 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         server.startup();
         String bootstrap = p.getProperty("advertised.listeners").replace("PLAINTEXT://", "");
         return new EmbeddedKafkaBroker(server, dataDir, temporary, bootstrap);
+    }
+
+    /**
+     * One node of a local cluster, broker and controller, whose quorum is the static voters
+     * {@code controllers} ({@code ID@HOST:PORT,...}): formatted at its first start with a cluster id
+     * every node derives from the same voters, reused after. Internal topics get as many copies as
+     * there are voters, at most three. Its start waits for a quorum of the controllers.
+     */
+    public static EmbeddedKafkaBroker startNode(Path dataDir, int nodeId, int port, int controllerPort, String controllers)
+            throws IOException {
+        Files.createDirectories(dataDir);
+        Path config = dataDir.resolve("server.properties");
+        Properties p;
+        if (!Files.exists(config)) {
+            int voters = controllers.split(",").length;
+            p = nodeProperties(dataDir, nodeId, port, controllerPort, KafkaOptions.defaultReplication(voters));
+            p.put("controller.quorum.voters", controllers);
+            try (OutputStream out = Files.newOutputStream(config)) {
+                p.store(out, "swapstream broker, node " + nodeId + " of " + controllers);
+            }
+            ByteArrayOutputStream log = new ByteArrayOutputStream();
+            int rc = StorageTool.execute(new String[] {"format", "-t", clusterId(controllers), "-c", config.toString()},
+                    new PrintStream(log, true, StandardCharsets.UTF_8));
+            if (rc != 0) throw new IOException("formatting the node's storage in " + dataDir + " failed: " + log);
+        } else {
+            p = new Properties();
+            try (InputStream in = Files.newInputStream(config)) {
+                p.load(in);
+            }
+            String stored = p.getProperty("node.id");
+            if (!String.valueOf(nodeId).equals(stored) || !controllers.equals(p.getProperty("controller.quorum.voters"))) {
+                throw new IOException(dataDir + " holds node " + stored + " of " + p.getProperty("controller.quorum.voters")
+                        + ", not node " + nodeId + " of " + controllers);
+            }
+        }
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p), Time.SYSTEM);
+        server.startup();
+        return new EmbeddedKafkaBroker(server, dataDir, false, p.getProperty("advertised.listeners").replace("PLAINTEXT://", ""));
+    }
+
+    /** The cluster id every node of {@code controllers} formats its storage with, derived from them alone. */
+    static String clusterId(String controllers) {
+        java.util.UUID u = java.util.UUID.nameUUIDFromBytes(controllers.getBytes(StandardCharsets.UTF_8));
+        return new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
     }
 
     private static Properties properties(Path dir, int port, int controllerPort) {

@@ -56,7 +56,7 @@ final class IngestCommand implements Callable<Integer> {
         kafka.validate(true);
         String bootstrap = kafka.connect();
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin));
         }
         Outcome o = publish(spec, bootstrap, kafka.prefix, files, host, mwr, true, kafka.clientConfig());
         return o.status();
@@ -71,7 +71,7 @@ final class IngestCommand implements Callable<Integer> {
         kafka.validate(true);
         String bootstrap = kafka.connect();
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin));
         }
         PrintWriter err = spec.commandLine().getErr();
         Path dir = watch.toAbsolutePath().normalize();

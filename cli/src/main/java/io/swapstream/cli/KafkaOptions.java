@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -23,8 +25,9 @@ final class KafkaOptions {
     @Option(names = "--partitions", defaultValue = "4", paramLabel = "N", description = "partitions of the topics this creates")
     int partitions;
 
-    @Option(names = "--replication", defaultValue = "1", paramLabel = "N", description = "replication factor of the topics this creates")
-    short replication;
+    @Option(names = "--replication", paramLabel = "N", description = "replication factor of the topics this creates (and the stages'"
+            + " changelogs); default: the cluster's brokers, at most 3, with min.insync.replicas 2 at 3")
+    Short replication;
 
     @Option(names = "--connect-timeout", defaultValue = "30s", paramLabel = "DURATION",
             description = "how long to wait for Kafka to answer before giving up")
@@ -51,7 +54,7 @@ final class KafkaOptions {
         if (bootstrapOrNull() != null) KafkaReachability.parse(bootstrapOrNull());
         clientConfig();
         Options.atLeast("--partitions", partitions, 1);
-        Options.atLeast("--replication", replication, 1);
+        if (replication != null) Options.atLeast("--replication", replication, 1);
         connectTimeoutMs();
         if (prefix.isEmpty() || !prefix.matches("[A-Za-z0-9._-]+")) {
             throw new UserInputException("--topic-prefix: '" + prefix + "' may hold only letters, digits, '.', '_' and '-'");
@@ -93,6 +96,17 @@ final class KafkaOptions {
         Map<String, String> m = new HashMap<>();
         clientConfig().forEach((k, v) -> m.put(k, v.toString()));
         return m;
+    }
+
+    /** The replication factor given, else the cluster's brokers, at most three. */
+    short replication(Admin admin) throws InterruptedException, ExecutionException {
+        if (replication != null) return replication;
+        return defaultReplication(admin.describeCluster().nodes().get().size());
+    }
+
+    /** Three copies on a cluster of three or more brokers, as many as there are on a smaller one. */
+    static short defaultReplication(int brokers) {
+        return (short) Math.max(1, Math.min(3, brokers));
     }
 
     /** Settings for an admin client that gives up after the connect timeout. */

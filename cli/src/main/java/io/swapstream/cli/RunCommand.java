@@ -103,14 +103,16 @@ final class RunCommand implements Callable<Integer> {
                 if (host == null) host = "demo-host";
             }
             int partitions;
+            short replication;
             String appId = "swapstream-run-" + UUID.randomUUID().toString().substring(0, 8);
             try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
                 KafkaFuture<Void> coordinators = Pipeline.findCoordinators(admin, appId);
-                partitions = TopicSetup.ensure(admin, kafka.prefix, topicPartitions(broker != null), kafka.replication);
+                replication = kafka.replication(admin);
+                partitions = TopicSetup.ensure(admin, kafka.prefix, topicPartitions(broker != null), replication);
                 Pipeline.awaitCoordinators(coordinators);
             }
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
-                    kafka.replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
+                    replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
                     kafka.clientConfigStrings())) {
                 long t1 = System.nanoTime();
                 IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,

@@ -1,6 +1,5 @@
 package io.swapstream.cli;
 
-import io.swapstream.decode.streams.HangingTransactions;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.schemas.StageCounters;
 import java.io.PrintWriter;
@@ -99,11 +98,13 @@ abstract class StageCommand implements Callable<Integer> {
         // static membership (KIP-345); Kafka Streams appends each stream thread's number
         overrides.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
                 instanceId != null ? instanceId : StageConfig.instanceId(stage(), stateDir));
-        Properties config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()),
-                kafka.prefix, kafka.replication, overrides);
-        Topology topology = topology(config);
+        Properties config;
+        Topology topology;
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-            int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication);
+            short replication = kafka.replication(admin);
+            config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()), kafka.prefix, replication, overrides);
+            topology = topology(config);
+            int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, replication);
             StageConfig.createChangelogs(admin, topology, config, partitions);
         }
         PrintWriter err = spec.commandLine().getErr();
@@ -150,43 +151,12 @@ abstract class StageCommand implements Callable<Integer> {
             err.printf("swapstream %s: HTTP on http://%s/ (/health, /metrics)%n", stage(), server.address());
             err.flush();
             streams.start();
-            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters));
-                 AutoCloseable guard = abortHangingTransactions(bootstrap, (String) config.get("application.id"), err)) {
+            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters))) {
                 status = stopped.get();
             }
             streams.close(leave);
         }
         return status;
-    }
-
-    /**
-     * Every 30 s, aborts the transactions that can never end on the pipeline's topics, this stage's
-     * changelogs and the consumer offsets it commits in its transactions (see HangingTransactions):
-     * one stuck partition stops every reader after it.
-     */
-    private AutoCloseable abortHangingTransactions(String bootstrap, String applicationId, PrintWriter err) {
-        Admin admin = Admin.create(kafka.admin(bootstrap));
-        var every = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "swapstream-hanging-transactions");
-            t.setDaemon(true);
-            return t;
-        });
-        every.scheduleWithFixedDelay(() -> {
-            try {
-                if (!HangingTransactions.applies(admin)) return;
-                for (HangingTransactions.Hanging h : HangingTransactions.abort(admin,
-                        HangingTransactions.stageTopics(kafka.prefix, applicationId))) {
-                    err.println("swapstream " + stage() + ": aborted a transaction that could never end: " + h);
-                    err.flush();
-                }
-            } catch (Exception e) {
-                // Kafka not answering, or a partition without a leader: the next look
-            }
-        }, 30, 30, java.util.concurrent.TimeUnit.SECONDS);
-        return () -> {
-            every.shutdownNow();
-            admin.close(Duration.ofSeconds(5));
-        };
     }
 
     /** Records in and out, sessions, lag: what an operator wants to see every few seconds. */

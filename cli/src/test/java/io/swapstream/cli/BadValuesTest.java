@@ -53,6 +53,13 @@ class BadValuesTest {
         c.add(new Case("--window must be more than 0, not 0s", 2, "run", t, "--window", "0s"));
         c.add(new Case("--window must be more than 0, not 0s", 2, "aggregate", "-b", "127.0.0.1:1", "--window", "0s"));
         c.add(new Case("--max-lateness must be more than 0, not 0s", 2, "decode", "-b", "127.0.0.1:1", "--max-lateness", "0s"));
+        String node = dir.resolve("node").toString();
+        c.add(new Case("a cluster node needs --node-id, --controller-port and --controllers together", 2, "broker", "--data-dir", node,
+                "--node-id", "1"));
+        c.add(new Case("--controllers does not name node 4", 2, "broker", "--data-dir", node, "--node-id", "4", "--controller-port",
+                "9093", "--controllers", "1@127.0.0.1:9093"));
+        c.add(new Case("--controllers: 'one' is not ID@HOST:PORT", 2, "broker", "--data-dir", node, "--node-id", "1",
+                "--controller-port", "9093", "--controllers", "one"));
         String out = dir.resolve("g.etl").toString();
         c.add(new Case("--flush-timer: 'soon' is not a duration", 2, "generate", "-o", out, "--flush-timer", "soon"));
         c.add(new Case("--idle-cpu: '1:5' is not CPU:START:SECONDS (for example 1:5:40)", 2, "generate", "-o", out, "--idle-cpu", "1:5"));

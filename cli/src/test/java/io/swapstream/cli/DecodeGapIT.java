@@ -72,62 +72,6 @@ class DecodeGapIT {
     }
 
     @Test
-    void batchesTheDecodeStateCountsButTheTopicLostAreSentAgainWhenItsSessionIsRestored(KafkaBroker.Bootstrap kafka)
-            throws Exception {
-        run(kafka, Map.of(), true, (admin, prefix, appId, taken) -> {
-            // as a transaction committed on the decode changelog and aborted on switch-batches left it (BrokerCrashIT,
-            // run 1143): the state counts batches no reader can get. Before its first checkpoint, they are all sent again.
-            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
-            long end = latest(admin, batches);
-            assertTrue(end > 2, end + " records");
-            admin.deleteRecords(Map.of(batches, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end))).all().get();
-        });
-    }
-
-    @Test
-    void batchesLostBeforeTheLastCheckpointAreSentAgainFromTheOneBefore(KafkaBroker.Bootstrap kafka) throws Exception {
-        // a checkpoint every 8 buffers; the first run ends 4 buffers after one, and the decode stage alone takes 8 more,
-        // with a checkpoint halfway. Every batch of that run is then lost, as a transaction holding a checkpoint and
-        // aborted on switch-batches would lose them: a restore from the last checkpoint would send only those after it.
-        settings.put(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, "8");
-        // the aggregate's state holds every batch it took, none as a reference to the records deleted below
-        settings.put(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1");
-        firstPart = n -> 8 * (n / 24) + 4;
-        decodeAloneBuffers = 8;
-        run(kafka, (admin, prefix, appId, taken) -> {
-            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
-            long committed = committed(admin, appId, batches);
-            long end = latest(admin, batches);
-            assertTrue(end - committed >= 4, "the decode stage alone sent " + (end - committed) + " records");
-            admin.deleteRecords(Map.of(batches, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end))).all().get();
-        });
-    }
-
-    @Test
-    void theLastBatchesAndTheEndRecordLostAfterTheDecodeStateEndedTheSessionAreSentAgain(KafkaBroker.Bootstrap kafka)
-            throws Exception {
-        // the first runs never read the end record back, so the ended session's checkpoints and end record stay kept
-        settings.put(SwapstreamConfig.DECODE_CONFIRM_MS, "3600000");
-        // the aggregate's state holds every batch it took, none as a reference to the records deleted below
-        settings.put(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1");
-        run(kafka, Map.of(SwapstreamConfig.DECODE_CONFIRM_MS, "1000"), (admin, prefix, appId, taken) -> {
-            decodeAlone(kafka, admin, prefix, appId); // the rest and the end marker: the session ends in the decode state
-            // as a transaction committed on the decode changelog and aborted on its outputs would leave it: every batch
-            // the decode stage sent alone, and the end record, gone (the sessions topic is compacted: it deletes too first)
-            TopicPartition batches = new TopicPartition(prefix + SwapstreamConfig.SWITCH_BATCHES, 0);
-            TopicPartition sessions = new TopicPartition(prefix + SwapstreamConfig.SESSIONS, 0);
-            assertTrue(latest(admin, batches) - committed(admin, appId, batches) >= 4, "the decode stage alone sent batches");
-            admin.incrementalAlterConfigs(Map.of(new org.apache.kafka.common.config.ConfigResource(
-                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, sessions.topic()), List.of(
-                    new org.apache.kafka.clients.admin.AlterConfigOp(new org.apache.kafka.clients.admin.ConfigEntry("cleanup.policy",
-                            "compact,delete"), org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get();
-            for (TopicPartition tp : List.of(batches, sessions)) {
-                admin.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(latest(admin, tp)))).all().get();
-            }
-        });
-    }
-
-    @Test
     void batchesTheAggregateTookAreNotTakenTwiceWhenItsOffsetIsBehind(KafkaBroker.Bootstrap kafka) throws Exception {
         run(kafka, (admin, prefix, appId, taken) -> {
             String group = StageConfig.applicationId(appId, StageConfig.AGGREGATE);

@@ -57,8 +57,7 @@ final class KafkaCluster implements AutoCloseable {
                 p.store(out, "swapstream test cluster node " + (i + 1));
             }
             ByteArrayOutputStream log = new ByteArrayOutputStream();
-            int rc = StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", config.toString(), "--feature",
-                    EmbeddedKafkaBroker.TRANSACTION_VERSION},
+            int rc = StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", config.toString()},
                     new PrintStream(log, true, StandardCharsets.UTF_8));
             if (rc != 0) throw new IOException("formatting node " + (i + 1) + " failed: " + log);
             configs.add(KafkaConfig.fromProps(p));

@@ -24,8 +24,6 @@ public final class StageCounters {
     public final LongAdder windowsClosed = new LongAdder();
     /** Aggregate: batches skipped because the session's committed state had taken them already. */
     public final LongAdder duplicateBatches = new LongAdder();
-    /** Decode: batches sent again when a session's state was restored (the ones since the checkpoint before its last). */
-    public final LongAdder batchesResent = new LongAdder();
     /** Aggregate: final rows sent again as a task started, kept in its state and not found in the rows topic. */
     public final LongAdder rowsResent = new LongAdder();
     /** Aggregate: final rows not sent, found in the rows topic ahead of the state that emitted them. */
@@ -86,7 +84,6 @@ public final class StageCounters {
         m.put("statsOut", statsOut.sum());
         m.put("windowsClosed", windowsClosed.sum());
         m.put("duplicateBatches", duplicateBatches.sum());
-        m.put("batchesResent", batchesResent.sum());
         m.put("rowsResent", rowsResent.sum());
         m.put("duplicateRows", duplicateRows.sum());
         m.put("deadLetters", deadLetters.sum());

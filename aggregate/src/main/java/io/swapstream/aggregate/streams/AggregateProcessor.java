@@ -439,8 +439,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         unfinished.forEach(this::watch);
         outbox = null;
         if (confirmMs > 0) {
-            ThreadStatsPartition output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition(), context.appConfigs(),
-                    context.applicationId() + "-" + context.taskId() + "-rows");
+            ThreadStatsPartition output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition());
             outbox = new FinalRowOutbox(store, output, bytes -> rowReader.deserialize(statsTopic, bytes).getFinal$());
             context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> {
                 started();

@@ -33,8 +33,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * its partitions and abort it on others (README, "Transactions"). A transaction that commits the
  * aggregate's state and loses its rows would lose them for good: a final row is emitted once and its
  * accumulator dropped. One that loses the state and commits the rows would have them emitted twice
- * once the batches are taken again. So when the task starts it settles its output partition (no
- * transaction left open there), reads it back from where it last looked, sends again each kept row it
+ * once the batches are taken again. So when the task starts it reads its output partition back from where it last looked, sends again each kept row it
  * does not find, and notes the final rows it finds that its state has not emitted yet: when the state
  * reaches them, they are not sent again. While it runs, it reads the partition back now and then
  * ({@link #confirm}) and drops the kept rows it finds.
@@ -47,9 +46,6 @@ final class FinalRowOutbox {
 
     /** The task's partition of the rows topic, as the outbox reads it. */
     interface OutputLog {
-        /** Waits until the partition holds no open transaction, aborting those that can never end; a line for each abort. */
-        List<String> settle();
-
         /** The partition's last stable offset: a read_committed reader's end. */
         long end();
 
@@ -106,16 +102,13 @@ final class FinalRowOutbox {
     }
 
     /**
-     * As the task starts, before it emits anything: settles the partition, reads it back from where
+     * As the task starts, before it emits anything: reads the partition back from where
      * the state last looked, and sends again ({@code resend}) every kept row not there. Those stay
      * kept until seen. {@code stateEmpty}: the task's state holds nothing, so nothing in the topic is
      * its doing.
      * @return the rows sent again
      */
     int start(boolean stateEmpty, java.util.function.Consumer<Row> resend) {
-        for (String aborted : log.settle()) {
-            LOG.warn("aborted a transaction left open on the rows' partition by an earlier incarnation of the task: {}", aborted);
-        }
         long end = log.end();
         byte[] meta = store.get(META);
         // a state without an outbox yet (an earlier version's) looks back; the scan starts no earlier than the topic does

@@ -53,7 +53,6 @@ class FinalRowOutboxTest {
 
     FinalRowOutbox outbox() {
         return new FinalRowOutbox(store, new FinalRowOutbox.OutputLog() {
-            public List<String> settle() { return List.of(); }
             public long end() { return topic.size(); }
             public void scan(long from, long until, BiConsumer<String, byte[]> each) {
                 scans++;

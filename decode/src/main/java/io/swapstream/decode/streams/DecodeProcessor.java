@@ -116,11 +116,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         final SessionDecoder decoder;
         long timestamp;
         /**
-         * Decoding buffers whose output went out before: nothing is counted, and only the batches
-         * are sent again, numbered from {@link #resent}.
+         * Decoding buffers whose output went out in a committed transaction, to rebuild the decoder's
+         * state: nothing is sent or counted again (exactly-once v2 committed it with the state).
          */
         boolean replaying;
-        long resent;
         /**
          * How many of its buffers the store holds apart (arrived before their turn), so that taking the
          * next buffer in order does not ask the store for one it cannot hold: that miss read a block
@@ -142,14 +141,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
 
         private void batch(SwitchBatch b) {
-            if (replaying) {
-                // sent again, numbered as the first time (a reader takes each number once): after a broker's kill -9 a
-                // transaction was seen committed on this stage's changelog and aborted on switch-batches, so the state
-                // counted batches no reader ever got (BrokerCrashIT loop, run 1143)
-                StageCounters.DECODE.batchesResent.increment();
-                context.forward(new Record<>(session, b, timestamp, BatchSequence.header(resent++)));
-                return;
-            }
+            if (replaying) return;
             progress.switches += b.count();
             StageCounters.DECODE.switchesOut.add(b.count());
             context.forward(new Record<>(session, b, timestamp, BatchSequence.header(progress.batches++)));
@@ -352,14 +344,12 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private Live live(String session, DecodeProgress p, long timestamp) {
         Live l = live.get(session);
         if (l == null) {
-            // from the checkpoint before the last: the last one's transaction may have lost its batches (see apply)
-            long from = p.previousCheckpointNext;
-            byte[] checkpoint = from == 0 ? null
-                    : state.get(checkpointKey(session, from == p.checkpointNext ? p.checkpoints : p.checkpoints - 1));
+            // from the last checkpoint: the transaction that put it committed the outputs before it too
+            long from = p.checkpointNext;
+            byte[] checkpoint = from == 0 ? null : state.get(checkpointKey(session, p.checkpoints));
             l = new Live(session, p, checkpoint == null ? null : Checkpoint.decoder(checkpoint));
-            l.timestamp = timestamp; // of the batches sent again
+            l.timestamp = timestamp;
             l.replaying = true;
-            l.resent = checkpoint == null ? 0 : Checkpoint.progress(checkpoint).batches;
             for (long i = from; i < p.next; i++) {
                 byte[] entry = state.get(redoKey(session, i));
                 if (entry == null) {
@@ -393,30 +383,19 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         state.put(redoKey(l.session, index), redoEntry);
         p.redoBytes += bytes.length;
         decode(l, index, bytes, headers);
-        // here, not once per record: the buffers since the checkpoint before the last must fit the redo slots
+        // here, not once per record: the buffers since the last checkpoint must fit the redo slots
         if (checkpointDue(p.next - p.checkpointNext, p.redoBytes, checkpointBuffers)) {
-            /*
-             * The last checkpoint becomes the previous one, and a restore starts there. After a broker's kill -9 a
-             * transaction was seen committed on this stage's changelog and aborted on switch-batches (BrokerCrashIT loop,
-             * run 1143): had it held a checkpoint, the batches before it in that transaction were lost to a restore from
-             * it. The commit asked for here ends the transaction soon after the checkpoint (a stream thread checks for
-             * it between rounds of processing, without polling in between: at most the records it holds for the
-             * partition, buffered.records.per.partition plus one poll's max.poll.records, 32 + 50, where a checkpoint is
-             * 512 buffers by default), so the previous checkpoint is in an earlier transaction, and every batch since it
-             * is sent again. A checkpoint by bytes waits for as many buffers (1 MiB buffers reached the bytes in 32);
-             * a checkpoint.buffers set below 82 gives that up.
-             */
-            long drop = p.previousCheckpointNext;
-            p.previousCheckpointNext = p.checkpointNext;
+            // a restore starts at this checkpoint, committed with the outputs before it: the redo entries before it go
+            long drop = p.checkpointNext;
             p.checkpointNext = p.next;
+            p.previousCheckpointNext = p.checkpointNext;
             p.checkpoints++;
             p.redoBytes = 0;
-            // over the one two back; the progress goes in with it: found without the progress put after it, it still says where it ends
+            // the progress goes in with it: found without the progress put after it, it still says where it ends
             byte[] decoderState = l.decoder.checkpoint();
             l.checkpointBytes = decoderState.length;
             state.put(checkpointKey(l.session, p.checkpoints), Checkpoint.encode(p, decoderState));
-            for (long i = drop; i < p.previousCheckpointNext; i++) StateStores.remove(state, redoKey(l.session, i));
-            context.commit();
+            for (long i = drop; i < p.checkpointNext; i++) StateStores.remove(state, redoKey(l.session, i));
         }
     }
 
@@ -617,8 +596,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         forget(session);
         context.forward(new Record<>(session, sessionRecords.deserializer().deserialize(sessionTopic, EndedSession.record(kept)),
                 EndedSession.timestamp(kept)));
-        LOG.warn("session {}: the state has ended it, and its end record was not in {}: its batches since the checkpoint before"
-                + " the last (up to number {}) and its end record sent again", session, sessionTopic, l.resent - 1);
+        LOG.warn("session {}: the state has ended it, and its end record was not in {}: its end record sent again", session,
+                sessionTopic);
     }
 
     /** What the state kept of an ended session to send its end again: gone once the end record is read back. */
