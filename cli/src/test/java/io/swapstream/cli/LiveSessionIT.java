@@ -49,10 +49,16 @@ class LiveSessionIT {
     static final SingleObjectAvroSerde<ThreadStats> STATS = new SingleObjectAvroSerde<>(ThreadStats.class);
     static final SingleObjectAvroSerde<TraceSession> SESSIONS = new SingleObjectAvroSerde<>(TraceSession.class);
 
+    /** Further client properties for every process, for a test that needs them. */
+    final List<String> moreClientConfig = new ArrayList<>();
+
     /** Shorter timeouts than a service would use, so a killed member leaves the group and its transaction aborts quickly. */
     Path clientConfig() throws Exception {
-        return Files.writeString(dir.resolve("client.properties"), String.join("\n",
-                "session.timeout.ms=6000", "heartbeat.interval.ms=1500", "transaction.timeout.ms=10000", "commit.interval.ms=300", ""));
+        List<String> lines = new ArrayList<>(List.of("session.timeout.ms=6000", "heartbeat.interval.ms=1500",
+                "transaction.timeout.ms=10000", "commit.interval.ms=300"));
+        lines.addAll(moreClientConfig);
+        lines.add("");
+        return Files.writeString(dir.resolve("client.properties"), String.join("\n", lines));
     }
 
     String[] kafka(KafkaBroker.Bootstrap k, String... more) throws Exception {

@@ -395,6 +395,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             byte[] decoderState = l.decoder.checkpoint();
             l.checkpointBytes = decoderState.length;
             state.put(checkpointKey(l.session, p.checkpoints), Checkpoint.encode(p, decoderState));
+            StateStores.remove(state, checkpointKey(l.session, p.checkpoints - 1));
             for (long i = drop; i < p.checkpointNext; i++) StateStores.remove(state, redoKey(l.session, i));
         }
     }

@@ -184,7 +184,7 @@ class DecodeTopologyTest {
     }
 
     @Test
-    void aRestoreStartsAtTheCheckpointBeforeTheLast() throws Exception {
+    void aRestoreStartsAtTheLastCheckpoint() throws Exception {
         Path f = dir.resolve("c.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000), 0x28);
         String session = SessionDecoder.decodeFile(f, "h", null, s -> { }, null).session().session();
@@ -194,14 +194,12 @@ class DecodeTopologyTest {
             assertTrue(bytes.length >= 7 * SIZE, bytes.length + " bytes");
             raw.pipeInput(record(session, buffer(bytes, 0), 0, false));
             raw.pipeInput(record(session, buffer(bytes, 1), 1, false));
-            assertEquals(1, count(driver, 'c'), "the first checkpoint, after buffer 1");
-            assertEquals(0, count(driver, 'p'), "before it, the session's start");
-            assertEquals(2, count(driver, 'r'), "buffers 0 and 1, since the start");
+            assertEquals(1, count(driver, 'c') + count(driver, 'p'), "the first checkpoint, after buffer 1");
+            assertEquals(0, count(driver, 'r'), "no buffer since it");
             for (int i = 2; i < 7; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
-            // checkpoints after buffers 1, 3 and 5: the last two kept, and the buffers since the earlier one (4, 5, 6)
-            assertEquals(1, count(driver, 'c'));
-            assertEquals(1, count(driver, 'p'));
-            assertEquals(3, count(driver, 'r'));
+            // checkpoints after buffers 1, 3 and 5: the last kept, and the buffer since (6)
+            assertEquals(1, count(driver, 'c') + count(driver, 'p'));
+            assertEquals(1, count(driver, 'r'));
         }
         // 1 MiB buffers reach the checkpoint bytes in 32 buffers: fewer than a stream thread may process before it commits
         assertFalse(DecodeProcessor.checkpointDue(32, 32L << 20, 256));

@@ -1,0 +1,108 @@
+package io.swapstream.cli;
+
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.generate.TraceReplay;
+import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.avro.ThreadStats;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two sessions on the two partitions of each topic, growing as they are written, through one decode
+ * and one aggregate instance; mid-session a second instance of each joins, taking one of the two
+ * tasks (and so one session) from the first, and later leaves, handing it back. The final rows
+ * equal the offline statistics, each once, and every batch and end record is on its topic once.
+ */
+@ExtendWith(KafkaBroker.class)
+class RebalanceIT {
+    @TempDir Path dir;
+
+    @Test
+    void aSecondInstanceOfEachStageJoinsAndLeavesMidSession(KafkaBroker.Bootstrap k) throws Exception {
+        LiveSessionIT live = new LiveSessionIT();
+        live.dir = dir;
+        // a joining instance takes an active task at once, not a warm-up replica until the next probing rebalance
+        live.moreClientConfig.add("acceptable.recovery.lag=1000000000");
+        Path whole = live.trace(200_000);
+        // two hosts whose sessions fall on different partitions of the two: whichever task moves, a session moves
+        String[] hosts = {"rebalance-a", null};
+        String first = BufferPublisher.sessionOf(whole, hosts[0]);
+        for (int i = 0; hosts[1] == null; i++) {
+            String candidate = "rebalance-b" + i;
+            if (SessionPartitioner.partition(BufferPublisher.sessionOf(whole, candidate), 2) != SessionPartitioner.partition(first, 2)) {
+                hosts[1] = candidate;
+            }
+        }
+        Map<String, ThreadStats> expected = new HashMap<>();
+        for (String host : hosts) expected.putAll(LiveSessionIT.offline(whole, host));
+        Path watched = Files.createDirectories(dir.resolve("traces"));
+        StageProcess decode = live.decode(k, dir.resolve("decode-1"));
+        StageProcess aggregate = live.aggregate(k, dir.resolve("aggregate-1"));
+        StageProcess decode2 = null;
+        StageProcess aggregate2 = null;
+        try (LiveSessionIT.Rows rows = live.new Rows(k); StageProcess ingest = live.ingest(k, watched)) {
+            List<Thread> writers = new java.util.ArrayList<>();
+            for (String host : hosts) {
+                Thread w = new Thread(() -> {
+                    try {
+                        TraceReplay.replay(whole, watched.resolve(host + ".etl"), 20, null);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                w.start();
+                writers.add(w);
+            }
+            Path file = watched.resolve(hosts[0] + ".etl");
+            long size = Files.size(whole);
+            LiveSessionIT.awaitFileSize(file, size / 4);
+            decode2 = StageProcess.start(dir.resolve("decode-2.log"), live.kafka(k, "decode", "--http", "127.0.0.1:0", "--state-dir",
+                    dir.resolve("decode-2").toString(), "--application-id", "live-" + live.prefix)).awaitLog("decode: running", Duration.ofSeconds(60));
+            aggregate2 = StageProcess.start(dir.resolve("aggregate-2.log"), live.kafka(k, "aggregate", "--http", "127.0.0.1:0", "--state-dir",
+                    dir.resolve("aggregate-2").toString(), "--application-id", "live-" + live.prefix, "--window", "60s", "--emit-interval",
+                    "1s")).awaitLog("aggregate: running", Duration.ofSeconds(60));
+            // each second instance took a task and worked on it
+            awaitCounter(decode2, "swapstream_buffers_in_total");
+            awaitCounter(aggregate2, "swapstream_switches_in_total");
+            LiveSessionIT.awaitFileSize(file, 3 * size / 4);
+            decode2.close(); // a planned stop: it leaves the group, and its task moves back at once
+            aggregate2.close();
+            for (Thread w : writers) w.join();
+            rows.await(expected, Duration.ofSeconds(180));
+            LiveSessionIT.assertSameFinals(expected, rows);
+            for (String host : hosts) {
+                String session = BufferPublisher.sessionOf(whole, host);
+                ClusterFaultIT.assertEachBatchOnce(k.servers(), live.prefix, session);
+                ClusterFaultIT.assertOneEndRecord(k.servers(), live.prefix, session);
+            }
+        } finally {
+            decode.close();
+            aggregate.close();
+            if (decode2 != null) decode2.close();
+            if (aggregate2 != null) aggregate2.close();
+        }
+    }
+
+    /** Waits until the stage's metric {@code name} is above 0. */
+    static void awaitCounter(StageProcess stage, String name) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.URI uri = java.net.URI.create("http://" + stage.http() + "/metrics");
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*} ([0-9.E]+)$");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String body = "";
+        while (System.nanoTime() < deadline) {
+            body = http.send(java.net.http.HttpRequest.newBuilder(uri).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher m = p.matcher(body);
+            if (m.find() && Double.parseDouble(m.group(1)) > 0) return;
+            Thread.sleep(200);
+        }
+        throw new AssertionError(name + " stayed 0 on " + uri + ":\n" + body);
+    }
+}
