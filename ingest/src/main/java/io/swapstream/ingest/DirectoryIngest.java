@@ -277,10 +277,16 @@ public final class DirectoryIngest implements AutoCloseable {
         if (aborting && !recover()) return;
         try {
             publish(nowMs);
-        } catch (ProducerFencedException e) {
-            // another watcher of this directory took over, or a broker restart made the coordinator bump
-            // the epoch: a new producer takes over a few times (fencing the other, if any), then it is fatal
-            if (!fencings.spend(nowMs)) throw e;
+        } catch (ProducerFencedException | org.apache.kafka.common.errors.InvalidProducerEpochException e) {
+            // another watcher of this directory took over, or the coordinator bumped the epoch (a broker restart, a
+            // transaction timed out; under transaction.version 2 a fenced producer's next send is refused for its old
+            // epoch): a new producer takes over a few times (fencing the other, if any), then it is fatal
+            if (!fencings.spend(nowMs)) {
+                ProducerFencedException fenced = new ProducerFencedException("fenced " + MAX_FENCINGS + " times in 10 minutes, last: "
+                        + e.getMessage() + " (another watcher of this directory?)");
+                fenced.initCause(e);
+                throw fenced;
+            }
             log.accept("Kafka: " + e.getMessage() + "; a new producer takes over from the last committed positions");
             producer.close(Duration.ZERO);
             producer = null;

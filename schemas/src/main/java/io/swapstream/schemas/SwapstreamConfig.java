@@ -53,12 +53,6 @@ public final class SwapstreamConfig {
     public static final String AGGREGATE_CONFIRM_MS = "swapstream.aggregate.confirm.ms";
     public static final long DEFAULT_CONFIRM_MS = 10_000L;
     /**
-     * Decode: how often it reads the end records of the sessions it ended back from {@code etw.sessions},
-     * to drop what it keeps to send a session's last batches and end record again (default 10 s; 0:
-     * nothing is kept, for a topology test without a broker).
-     */
-    public static final String DECODE_CONFIRM_MS = "swapstream.decode.confirm.ms";
-    /**
      * How far back, in records, a stage reads its own output the first time it looks for what it kept
      * (a state from before it kept anything): more than one transaction's worth.
      */

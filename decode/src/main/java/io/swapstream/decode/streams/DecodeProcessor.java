@@ -17,8 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -27,7 +25,6 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
@@ -35,17 +32,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decodes raw buffers, one record each, per session with the offline {@link SessionDecoder}.
- * Its state, committed with the outputs: the decoder's own state (a checkpoint: lanes, queue, thread
- * table, clock), put every {@link SwapstreamConfig#DECODE_CHECKPOINT_BUFFERS} buffers or {@value #CHECKPOINT_BYTES} bytes,
- * the one before it, the buffers decoded since that one (at most twice that many, kept as references
- * to the input topic: a restarted instance restores the earlier checkpoint, reads them back and
- * decodes them again, sending only the batches again, with the numbers they had), the session's progress, and
+ * Its state, committed with the outputs under exactly-once v2: the decoder's own state (a checkpoint:
+ * lanes, queue, thread table, clock), put every {@link SwapstreamConfig#DECODE_CHECKPOINT_BUFFERS}
+ * buffers or {@value #CHECKPOINT_BYTES} bytes, the buffers decoded since (kept as references to the
+ * input topic: a restarted or moved task restores the checkpoint, reads them back and decodes them
+ * again, sending nothing: their outputs were committed with the state), the session's progress, and
  * buffers that arrived early, until the gap before them fills. A checkpoint per buffer would cost
  * its encoding, megabytes when the merge waits for a quiet processor, for every 64 KiB buffer.
- * A session ends with its end marker, or as incomplete after {@code idleTimeoutMs} without a buffer;
- * its state is dropped once its end record is read back from the sessions topic (see {@link #confirmEnds}). A buffer that fails its check is a dead letter; a failure after the
- * decoder's state changed cannot be undone record by record, so it stops the task, which restarts
- * from the last commit.
+ * A session ends with its end marker, or as incomplete after {@code idleTimeoutMs} without a buffer.
+ * A buffer that fails its check is a dead letter; a failure after the decoder's state changed cannot
+ * be undone record by record, so it stops the task, which restarts from the last commit.
  */
 final class DecodeProcessor implements Processor<String, byte[], String, Object> {
     private final int batchRows;
@@ -77,30 +73,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
     private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
     private final Map<String, Live> live = new HashMap<>();
-    /**
-     * The first input offset this task has read since it was assigned (-1: none yet). A committed
-     * offset that passed records the state never took can only have been the one it started at:
-     * from here on, records come in order.
-     */
-    private long firstOffset = -1;
-
-    /** Where end records go, and how they are kept until read back from there (see {@link #confirmEnds}). */
-    private final String sessionTopic;
-    private final org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords;
-    private final long confirmMs;
-    /** Whether this task has looked for the end records of the sessions it ended, since it was assigned. */
-    private boolean endsLooked;
-    /** Sessions ended and kept, as far as this task knows: none means no look at the sessions topic. */
-    private long endsKept = -1;
-
-    DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers, String sessionTopic,
-                    org.apache.kafka.common.serialization.Serde<TraceSession> sessionRecords, long confirmMs, long retentionMs,
+    DecodeProcessor(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers, long retentionMs,
                     MergeLimits liveLimits) {
         this.liveLimits = liveLimits;
-        this.sessionTopic = sessionTopic;
         this.retentionMs = retentionMs;
-        this.sessionRecords = sessionRecords;
-        this.confirmMs = confirmMs;
         this.rawTopic = rawTopic;
         this.checkpointBuffers = checkpointBuffers;
         this.batchRows = batchRows;
@@ -163,12 +139,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         this.state = context.getStateStore(DecodeTopology.PROGRESS_STORE);
         this.inputs = InputRecordReader.of(context, "decode-redo");
         forgetAll();
-        firstOffset = -1;
         long every = Math.max(100, Math.min(idleTimeoutMs / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
-        endsLooked = false;
-        endsKept = -1;
-        if (confirmMs > 0) context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> confirmEnds(false));
     }
 
     @Override
@@ -179,9 +151,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     @Override
     public void process(Record<String, byte[]> record) {
-        if (!endsLooked) confirmEnds(true);
         StageCounters.DECODE.recordsIn.increment();
-        if (firstOffset < 0) context.recordMetadata().ifPresent(m -> firstOffset = m.offset());
         String session = record.key();
         Headers headers = record.headers();
         if (session == null || session.isEmpty() || session.indexOf(PART) >= 0) {
@@ -206,9 +176,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         p.lastBufferMs = context.currentSystemTimeMs();
         if (headers.lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
-            Live l = live(session, p, record.timestamp());
-            if (lookForGap(session, p)) drain(l);
-            end(l, headers, "end-marker");
+            end(live(session, p, record.timestamp()), headers, "end-marker");
             return;
         }
         long index = parseLong(header(headers, SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
@@ -219,7 +187,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         byte[] bytes = record.value() == null ? new byte[0] : record.value();
         if (index > p.next) {
-            lookForGap(session, p);
             holdApart(session, index, bytes);
             if (state.get(earlyKey(session, p.next)) == null) {
                 state.put(session, p.encode());
@@ -232,10 +199,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         Live l = live(session, p, record.timestamp());
         apply(l, bytes, headers, InputRecordReader.reference(context));
-        context.recordMetadata().ifPresent(m -> {
-            p.lastInputPartition = m.partition();
-            p.lastInput = m.offset();
-        });
         drain(l);
         save(l);
     }
@@ -284,57 +247,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         return keys;
-    }
-
-    /**
-     * Looks in the input topic, between the last buffer taken in order and the record being
-     * processed, for this session's buffers the state does not have, and holds them apart to be
-     * taken in order. After a broker's kill -9 a transaction was seen to commit its input offsets
-     * while its state and outputs were aborted (BrokerCrashIT loop, run 512): the consumer went on
-     * past buffers the state never took, and the session ended without them. Reads only when a
-     * buffer comes after a gap, or at the session's end; false when it did not look.
-     */
-    private boolean lookForGap(String session, DecodeProgress p) {
-        RecordMetadata m = context.recordMetadata().orElse(null);
-        if (m == null || p.lastInput < 0 || m.partition() != p.lastInputPartition || m.offset() <= p.lastInput + 1) return false;
-        if (!lookForGap(session, p, new TopicPartition(m.topic(), m.partition()), m.offset(), null)) return false;
-        p.lastInput = m.offset();
-        return true;
-    }
-
-    /**
-     * Looks between the last buffer taken in order and {@code until}; {@code end}, when given, gets
-     * the session's end marker's headers if it is there. False when the topic could not be read.
-     */
-    private boolean lookForGap(String session, DecodeProgress p, TopicPartition tp, long until, Headers[] end) {
-        long from = p.lastInput + 1;
-        long[] found = {0};
-        try {
-            inputs.scan(tp, from, until, r -> {
-                if (r.key() == null || !session.equals(new String(r.key(), StandardCharsets.UTF_8))) return;
-                if (r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
-                    if (end != null) end[0] = r.headers();
-                    return;
-                }
-                long index = parseLong(header(r.headers(), SwapstreamConfig.HEADER_BUFFER_INDEX, "-1"));
-                if (index >= p.next && holdApart(session, index, r.value() == null ? new byte[0] : r.value())) found[0]++;
-            });
-        } catch (KafkaException | IllegalStateException e) {
-            // not readable now: the buffers stay missing unless they come, and the next gap looks again
-            LOG.warn("could not look for the missing buffers of session {} in {} from offset {}: {}", session, tp, from, e.getMessage());
-            return false;
-        }
-        if (found[0] > 0) {
-            LOG.warn("session {}: {} buffer(s) from index {} were in {} between offsets {} and {} but not in the committed"
-                    + " state; taken again", session, found[0], p.next, tp, from, until);
-        }
-        if (end != null && end[0] != null) {
-            LOG.warn("session {}: its end marker was in {} between offsets {} and {} but not in the committed state; taken", session,
-                    tp, from, until);
-        }
-        // what lies before this record is known now: a later gap is looked for after it
-        p.lastInput = until - 1;
-        return true;
     }
 
     /**
@@ -496,7 +408,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         l.decoder.finish();
         StageCounters.DECODE.buffersLost.add(lost);
-        boolean keep = false;
         if (l.decoder.session() != null) {
             StageCounters.DECODE.eventsLost.add(Math.max(0, l.decoder.session().eventsLost()));
             var c = l.decoder.counters();
@@ -512,12 +423,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
                     .setDeadLetters(lost).setLossReasons(new ArrayList<>(p.lossReasons))
                     .setInconsistencies(c.oldThreadNotLastSwitchedIn).build();
             forward(l.session, record, l.timestamp);
-            keep = confirmMs > 0;
-            if (keep) {
-                // the progress as yet unended, its checkpoints where a restore starts: kept with the end record, to send both again
-                state.put(endedKey(l.session), EndedSession.encode(p.encode(), l.timestamp, sessionRecords.serializer().serialize(sessionTopic, record)));
-                endsKept = Math.max(endsKept, 0) + 1;
-            }
         } else {
             deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
@@ -530,111 +435,17 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.endedMs = context.currentSystemTimeMs();
         state.put(l.session, p.encode()); // first: whatever of the rest a cut-short end leaves, an ended session never reads
         earlyKeys(l.session).forEach(k -> StateStores.remove(state, k));
-        if (!keep) { // else kept until the end record is read back
-            for (long i = redoFrom; i < p.next; i++) StateStores.remove(state, redoKey(l.session, i));
-            StateStores.remove(state, checkpointKey(l.session, 1));
-            StateStores.remove(state, checkpointKey(l.session, 2));
-        }
+        for (long i = redoFrom; i < p.next; i++) StateStores.remove(state, redoKey(l.session, i));
+        StateStores.remove(state, checkpointKey(l.session, 1));
+        StateStores.remove(state, checkpointKey(l.session, 2));
         forget(l.session);
         StageCounters.DECODE.sessionsEnded.increment();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
         context.commit();
     }
 
-    /**
-     * Reads the end records of the sessions this task ended and kept back from its partition of the
-     * sessions topic, from where it last looked to its last stable offset, and forgets what it kept of
-     * those it finds. After a broker's kill -9 a transaction was seen committed on this stage's
-     * changelog and aborted on its outputs (BrokerCrashIT loop, run 1143): the one that ends a session
-     * would leave the session ended in the state, and its last batches and end record lost, with
-     * nothing to send them again. So an ended session keeps its two checkpoints, its redo entries and
-     * its end record until the record is read back; when the task starts ({@code starting}), it sends
-     * again what it finds missing: the batches since the checkpoint before the last, numbered as
-     * before, and the end record (the sessions topic is compacted by session, and the aggregate takes
-     * one end).
-     */
-    private void confirmEnds(boolean starting) {
-        if (confirmMs <= 0) return;
-        if (starting) endsLooked = true;
-        if (endsKept == 0) return;
-        Map<String, byte[]> kept = new HashMap<>();
-        try (KeyValueIterator<String, byte[]> it = state.range(ENDED_KEYS, ENDED_KEYS + "\uffff")) {
-            it.forEachRemaining(kv -> kept.put(kv.key.substring(ENDED_KEYS.length()), kv.value));
-        }
-        endsKept = kept.size();
-        if (kept.isEmpty()) return;
-        TopicPartition tp = new TopicPartition(sessionTopic, context.taskId().partition());
-        byte[] meta = state.get(ENDS_LOOKED_TO);
-        long end;
-        try {
-            end = inputs.endOffset(tp);
-            long begin = inputs.beginningOffset(tp);
-            long from = meta != null ? java.nio.ByteBuffer.wrap(meta).getLong() : end - SwapstreamConfig.READ_BACK_RECORDS;
-            var records = sessionRecords.deserializer();
-            inputs.scan(tp, Math.max(from, begin), end, r -> {
-                String session = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
-                if (session == null || r.value() == null || !kept.containsKey(session)) return;
-                if (records.deserialize(sessionTopic, r.value()).getEndReason() == null) return;
-                forgetEnded(session, kept.remove(session));
-            });
-        } catch (KafkaException | IllegalStateException e) {
-            if (starting) throw new KafkaException("could not read back the end records of the sessions this task ended: " + e.getMessage(), e);
-            LOG.warn("could not read back the end records of the sessions this task ended from {}: {}", tp, e.getMessage());
-            return;
-        }
-        state.put(ENDS_LOOKED_TO, java.nio.ByteBuffer.allocate(8).putLong(end).array());
-        if (starting) kept.forEach(this::sendEndAgain);
-        endsKept = kept.size();
-    }
-
-    /** The last batches and the end record of a session the state has ended, sent again: the topics lack its end record. */
-    private void sendEndAgain(String session, byte[] kept) {
-        DecodeProgress before = EndedSession.progress(kept);
-        Live l = live(session, before, EndedSession.timestamp(kept));
-        l.replaying = true;
-        l.decoder.finish();
-        l.replaying = false;
-        forget(session);
-        context.forward(new Record<>(session, sessionRecords.deserializer().deserialize(sessionTopic, EndedSession.record(kept)),
-                EndedSession.timestamp(kept)));
-        LOG.warn("session {}: the state has ended it, and its end record was not in {}: its end record sent again", session,
-                sessionTopic);
-    }
-
-    /** What the state kept of an ended session to send its end again: gone once the end record is read back. */
-    private void forgetEnded(String session, byte[] kept) {
-        DecodeProgress before = EndedSession.progress(kept);
-        for (long i = before.previousCheckpointNext; i < before.next; i++) StateStores.remove(state, redoKey(session, i));
-        StateStores.remove(state, checkpointKey(session, 1));
-        StateStores.remove(state, checkpointKey(session, 2));
-        StateStores.remove(state, endedKey(session));
-    }
-
-    /** An ended session's progress before its end (where a restore starts), the end's record timestamp, and its end record. */
-    private static final class EndedSession {
-        static byte[] encode(byte[] progress, long timestamp, byte[] record) {
-            return java.nio.ByteBuffer.allocate(12 + progress.length + record.length).putInt(progress.length).put(progress)
-                    .putLong(timestamp).put(record).array();
-        }
-
-        static DecodeProgress progress(byte[] value) {
-            return Checkpoint.progress(value);
-        }
-
-        static long timestamp(byte[] value) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(value);
-            return b.getLong(4 + b.getInt(0));
-        }
-
-        static byte[] record(byte[] value) {
-            int n = java.nio.ByteBuffer.wrap(value).getInt();
-            return java.util.Arrays.copyOfRange(value, 12 + n, value.length);
-        }
-    }
-
     /** Ends, as incomplete, every open session that has had no buffer for the idle timeout. */
     private void endIdleSessions(long now) {
-        if (!endsLooked) confirmEnds(true);
         List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
         List<KeyValue<String, DecodeProgress>> endNoted = new ArrayList<>();
         List<String> expired = new ArrayList<>();
@@ -661,38 +472,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         StageCounters.DECODE.sessionsOpen.set(open - idle.size());
         endNoted.forEach(kv -> state.put(kv.key, kv.value.encode()));
         for (String session : expired) {
-            // its end record not yet read back: kept until it is (confirmEnds)
-            if (state.get(endedKey(session)) != null) continue;
             StateStores.remove(state, session);
             StageCounters.DECODE.sessionsForgotten.increment();
             LOG.info("session {} ended more than {} s ago: it left the store (a buffer of it now would start it again)", session,
                     retentionMs / 1000);
         }
         for (KeyValue<String, DecodeProgress> kv : idle) {
-            Live l = live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key), now);
-            DecodeProgress p = l.progress;
-            // its last buffers and end marker may lie before where this task started, passed by a committed
-            // offset without the state taking them (the gap case of lookForGap, with nothing after to show it)
-            Headers[] endMarker = {null};
-            long next = p.next;
-            if (p.lastInput >= 0 && p.lastInputPartition == context.taskId().partition()) {
-                TopicPartition tp = new TopicPartition(rawTopic, p.lastInputPartition);
-                try {
-                    long until = firstOffset >= 0 ? firstOffset : inputs.endOffset(tp);
-                    if (until > p.lastInput + 1) lookForGap(kv.key, p, tp, until, endMarker);
-                } catch (KafkaException | IllegalStateException e) {
-                    LOG.warn("could not look for the end of session {} in {}: {}", kv.key, tp, e.getMessage());
-                }
-                drain(l);
-            }
-            if (endMarker[0] != null) {
-                end(l, endMarker[0], "end-marker");
-            } else if (p.next > next) {
-                p.lastBufferMs = now;
-                save(l);
-            } else {
-                end(l, null, "idle-timeout");
-            }
+            end(live(kv.key, live.containsKey(kv.key) ? kv.value : stored(kv.key), now), null, "idle-timeout");
         }
     }
 
@@ -715,10 +501,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      */
     static String redoKey(String session, long index) {
         return "" + PART + REDO + session + PART + (index % SwapstreamConfig.REDO_SLOTS);
-    }
-
-    static String endedKey(String session) {
-        return ENDED_KEYS + session;
     }
 
 
@@ -746,10 +528,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private static final char OTHER_CHECKPOINT = 'p';
     private static final char REDO = 'r';
     private static final char EARLY = 'e';
-    /** Keys of ended sessions' kept end records (see confirmEnds). */
-    private static final String ENDED_KEYS = "" + PART + 'f';
-    /** Where the last look for end records ended in the sessions topic (a key no session's holds). */
-    private static final String ENDS_LOOKED_TO = "" + PART + 'F';
 
     private static Integer maxWaitReason(Headers h) {
         String v = header(h, SwapstreamConfig.HEADER_MAX_WAIT_REASON, null);

@@ -62,8 +62,6 @@ public final class DecodeTopology {
         if (checkpointBuffers < 1 || checkpointBuffers > SwapstreamConfig.REDO_SLOTS / 2) {
             throw new IllegalArgumentException(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS + " must be 1 to " + SwapstreamConfig.REDO_SLOTS / 2);
         }
-        long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
-        if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.DECODE_CONFIRM_MS + " must be 0 (off) or more");
         long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
         long maxLatenessMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_MAX_LATENESS_MS,
                 SwapstreamConfig.DEFAULT_DECODE_MAX_LATENESS_MS);
@@ -77,7 +75,7 @@ public final class DecodeTopology {
         KStream<String, Object> decoded = builder
                 .stream(topic(config, SwapstreamConfig.RAW_BUFFERS), Consumed.with(Serdes.String(), Serdes.ByteArray()))
                 .process(() -> new DecodeProcessor(topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows, rows, idle, checkpointBuffers,
-                                topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config), confirmMs, retentionMs, live),
+                                retentionMs, live),
                         Named.as("decode"), PROGRESS_STORE);
         decoded.split(Named.as("decoded-"))
                 .branch((k, v) -> v instanceof SwitchBatch, Branched.withConsumer(s -> s

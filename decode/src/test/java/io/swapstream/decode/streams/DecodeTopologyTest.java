@@ -386,7 +386,6 @@ class DecodeTopologyTest {
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(state).toString());
         StreamsBuilder b = new StreamsBuilder();
         Map<String, String> all = new java.util.HashMap<>(config);
-        all.putIfAbsent(SwapstreamConfig.DECODE_CONFIRM_MS, "0"); // no broker to read the end records back from
         DecodeTopology.build(b, all);
         return new TopologyTestDriver(b.build(), p);
     }
