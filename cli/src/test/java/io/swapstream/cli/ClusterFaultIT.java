@@ -217,7 +217,7 @@ class ClusterFaultIT {
             seen.merge(Long.parseLong(new String(h.value(), StandardCharsets.UTF_8)), 1, Integer::sum);
         }
         long twice = seen.values().stream().filter(n -> n > 1).count();
-        System.out.printf("ClusterFaultIT: %d batches on %s, %d of them more than once%n", seen.size(),
+        System.out.printf("%s: %d batches on %s, %d of them more than once%n", session, seen.size(),
                 prefix + SwapstreamConfig.SWITCH_BATCHES, twice);
         assertEquals(0, twice, "batches on the topic more than once");
         assertEquals(seen.size() - 1, seen.keySet().stream().mapToLong(Long::longValue).max().orElse(-1), "batch numbers with a gap");

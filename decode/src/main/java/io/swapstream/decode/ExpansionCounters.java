@@ -41,8 +41,7 @@ public final class ExpansionCounters {
         for (long v : values()) o.writeLong(v);
     }
 
-    /** @param version the checkpoint's: version 1 has no ready counter, 2 no lateness counter */
-    void read(java.io.DataInput in, int version) throws java.io.IOException {
+    void read(java.io.DataInput in) throws java.io.IOException {
         switches = in.readLong();
         cswitchEvents = in.readLong();
         compactBatches = in.readLong();
@@ -59,8 +58,8 @@ public final class ExpansionCounters {
         lastSwitchWithoutNewThread = in.readLong();
         threadEvents = in.readLong();
         processEvents = in.readLong();
-        readyEvents = version >= 2 ? in.readLong() : 0;
-        latenessLimitForced = version >= 3 ? in.readLong() : 0;
+        readyEvents = in.readLong();
+        latenessLimitForced = in.readLong();
     }
 
     /** The counters in {@link #toMap} order, which {@link #read} reads back. */

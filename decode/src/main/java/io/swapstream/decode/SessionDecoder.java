@@ -24,11 +24,7 @@ import java.util.function.Consumer;
  * {@link #checkpoint()}, so the stream continues after a restart without the buffers before it.
  */
 public final class SessionDecoder {
-    /** The checkpoint format; a reader refuses others. */
-    /**
-     * 2: ready time (ReadyThread items, each thread's ready state); 3: the session's observed buffer
-     * lateness and the lateness limit's counter. Versions 1 and 2 still read.
-     */
+    /** The checkpoint format; a reader refuses others (nothing released was written in another). */
     static final int CHECKPOINT_VERSION = 3;
 
     private final String host;
@@ -258,13 +254,13 @@ public final class SessionDecoder {
         SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows, limits);
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(checkpoint))) {
             int version = in.readUnsignedByte();
-            if (version < 1 || version > CHECKPOINT_VERSION) {
+            if (version != CHECKPOINT_VERSION) {
                 throw new IllegalStateException("decoder checkpoint version " + version + " is not " + CHECKPOINT_VERSION);
             }
             if (in.readBoolean()) {
                 LogfileHeader h = LogfileHeader.read(in);
                 d.begin(h, SessionClock.of(h));
-                d.expander.readState(in, version);
+                d.expander.readState(in);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

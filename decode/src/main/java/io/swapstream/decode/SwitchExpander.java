@@ -417,8 +417,8 @@ public final class SwitchExpander {
         }
     }
 
-    /** Reads what {@link #writeState} wrote (checkpoint {@code version}) into this expander, built for the same session. */
-    void readState(DataInput in, int version) throws IOException {
+    /** Reads what {@link #writeState} wrote into this expander, built for the same session. */
+    void readState(DataInput in) throws IOException {
         int n = in.readInt();
         lanes = new Lane[n];
         long[] pendingSeq = new long[n];
@@ -450,18 +450,14 @@ public final class SwitchExpander {
         lastEmittedTs = in.readLong();
         sawCompact = in.readBoolean();
         sawCSwitch = in.readBoolean();
-        // the observed lateness; a version 2 checkpoint kept twice the lateness of items that came out of order here
-        long observed = in.readLong();
-        lateness = BufferLateness.resume(frontier, version >= 3 ? observed : observed / 2);
-        counters.read(in, version);
+        lateness = BufferLateness.resume(frontier, in.readLong());
+        counters.read(in);
         directory.read(in);
-        if (version >= 2) {
-            for (int k = in.readInt(); k > 0; k--) {
-                int slot = times.slotOrNew(in.readInt());
-                times.readyAt[slot] = in.readLong();
-                times.readier[slot] = in.readInt();
-                times.readierProcess[slot] = in.readInt();
-            }
+        for (int k = in.readInt(); k > 0; k--) {
+            int slot = times.slotOrNew(in.readInt());
+            times.readyAt[slot] = in.readLong();
+            times.readier[slot] = in.readInt();
+            times.readierProcess[slot] = in.readInt();
         }
     }
 

@@ -300,7 +300,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             // a restore starts at this checkpoint, committed with the outputs before it: the redo entries before it go
             long drop = p.checkpointNext;
             p.checkpointNext = p.next;
-            p.previousCheckpointNext = p.checkpointNext;
             p.checkpoints++;
             p.redoBytes = 0;
             // the progress goes in with it: found without the progress put after it, it still says where it ends
@@ -427,8 +426,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
-        long redoFrom = p.previousCheckpointNext;
-        p.previousCheckpointNext = p.next;
+        long redoFrom = p.checkpointNext;
         p.checkpointNext = p.next;
         p.redoBytes = 0;
         p.endReason = reason;

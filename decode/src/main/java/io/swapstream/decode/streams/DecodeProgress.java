@@ -11,15 +11,13 @@ import java.util.List;
 
 /**
  * What the decode stage knows of one session besides its decoder's checkpoint, committed with its
- * outputs: the next buffer it expects, what it emitted, what was lost and why, when it last heard
- * of the session, and whether the session has ended. Small: the idle timeout scans all of them.
+ * outputs: the next buffer it expects, where its last checkpoint is, what it emitted, what was lost
+ * and why, when it last heard of the session, and whether it has ended. Small: the idle timeout
+ * scans all of them.
  */
 final class DecodeProgress {
-    /**
-     * 4 adds the file's lateness; 3 the checkpoint before the last; 2 the last input record taken in
-     * order (1 is read as not knowing it).
-     */
-    static final int VERSION = 4;
+    /** The format; a reader refuses others (nothing released was written in another). */
+    static final int VERSION = 5;
 
     String host;
     Integer maxWaitReason;
@@ -27,17 +25,11 @@ final class DecodeProgress {
     long latenessTicks = -1;
     /** The index of the next buffer to decode; buffers before it were taken. */
     long next;
-    /** The decoder checkpoint holds buffers before this index. */
+    /** The decoder's last checkpoint holds buffers before this index; the buffers from here to {@link #next} are in the redo store. */
     long checkpointNext;
-    /**
-     * The checkpoint before it holds buffers before this index (0: none, the session's start); the
-     * buffers from here to {@link #next} are in the redo store. Read from a version 2 record: the
-     * last checkpoint's.
-     */
-    long previousCheckpointNext;
-    /** Checkpoints taken: the n-th sits in one of two keys by n's parity, so the one before the last is never copied. */
+    /** Checkpoints taken: the n-th sits in one of two keys by n's parity, so a new one never overwrites the last. */
     long checkpoints;
-    /** Bytes of those buffers. */
+    /** Bytes of the buffers since the last checkpoint. */
     long redoBytes;
     long switches;
     long batches;
@@ -50,12 +42,6 @@ final class DecodeProgress {
     /** Null while the session runs; {@code end-marker} or {@code idle-timeout} once it has ended. */
     String endReason;
     long endedMs;
-    /**
-     * The input partition and offset of the last buffer taken in order, -1 when not known: a gap
-     * after it is looked for in the input topic before buffers are held apart.
-     */
-    int lastInputPartition = -1;
-    long lastInput = -1;
 
     boolean ended() { return endReason != null; }
 
@@ -65,8 +51,10 @@ final class DecodeProgress {
             o.writeByte(VERSION);
             o.writeUTF(host == null ? "" : host);
             o.writeInt(maxWaitReason == null ? -1 : maxWaitReason);
+            o.writeLong(latenessTicks);
             o.writeLong(next);
             o.writeLong(checkpointNext);
+            o.writeLong(checkpoints);
             o.writeLong(redoBytes);
             o.writeLong(switches);
             o.writeLong(batches);
@@ -78,11 +66,6 @@ final class DecodeProgress {
             o.writeLong(lastBufferMs);
             o.writeUTF(endReason == null ? "" : endReason);
             o.writeLong(endedMs);
-            o.writeInt(lastInputPartition);
-            o.writeLong(lastInput);
-            o.writeLong(previousCheckpointNext);
-            o.writeLong(checkpoints);
-            o.writeLong(latenessTicks);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -94,14 +77,14 @@ final class DecodeProgress {
         if (b == null) return p;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
             int version = in.readUnsignedByte();
-            if (version < 1 || version > VERSION) {
-                throw new IllegalStateException("decode progress version " + version + " is not 1 to " + VERSION);
-            }
+            if (version != VERSION) throw new IllegalStateException("decode progress version " + version + " is not " + VERSION);
             p.host = in.readUTF();
             int mwr = in.readInt();
             p.maxWaitReason = mwr < 0 ? null : mwr;
+            p.latenessTicks = in.readLong();
             p.next = in.readLong();
             p.checkpointNext = in.readLong();
+            p.checkpoints = in.readLong();
             p.redoBytes = in.readLong();
             p.switches = in.readLong();
             p.batches = in.readLong();
@@ -113,14 +96,6 @@ final class DecodeProgress {
             String end = in.readUTF();
             p.endReason = end.isEmpty() ? null : end;
             p.endedMs = in.readLong();
-            if (version >= 2) {
-                p.lastInputPartition = in.readInt();
-                p.lastInput = in.readLong();
-            }
-            p.previousCheckpointNext = version >= 3 ? in.readLong() : p.checkpointNext;
-            // a version 2 session's one checkpoint is where the first one goes
-            p.checkpoints = version >= 3 ? in.readLong() : p.checkpointNext > 0 ? 1 : 0;
-            p.latenessTicks = version >= 4 ? in.readLong() : -1;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
