@@ -156,8 +156,7 @@ class AggregateRestartIT {
             String appId = "lost-" + prefix;
             // never read back while it runs, so every final row stays kept; the start's look comes within 100 ms
             Properties config = StageConfig.streams(StageConfig.AGGREGATE, kafka.servers(), appId, dir.resolve("state"), prefix,
-                    (short) 1, Map.of("commit.interval.ms", "100", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "3600000",
-                            SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS, "400"));
+                    (short) 1, Map.of("commit.interval.ms", "100", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "3600000"));
             Topology topology = Pipeline.aggregateTopology(config, s.window(), 60_000);
             StageConfig.createChangelogs(admin, topology, config, 1);
             String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;

@@ -107,7 +107,7 @@ class WatcherFencingIT {
                 first.poll(1_000); // one with the rest
             }
             TopicPartition tp = new TopicPartition(raw, 0);
-            long end = DecodeGapIT.latest(admin, tp);
+            long end = AggregateOffsetBehindIT.latest(admin, tp);
             admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(end))).all().get();
             List<String> lines = new ArrayList<>();
             try (DirectoryIngest again = new DirectoryIngest(settings, lines::add)) {

@@ -39,13 +39,6 @@ public final class SwapstreamConfig {
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
     /**
-     * Aggregate: how long a session that is not finished waits, without a record, before the stage
-     * looks for its missing batches and end record in its input topics (default 30 s, then twice as
-     * long each time, up to 16 times).
-     */
-    public static final String AGGREGATE_MISSING_AFTER_MS = "swapstream.aggregate.missing.after.ms";
-    public static final long DEFAULT_MISSING_AFTER_MS = 30_000L;
-    /**
      * Aggregate: how often it reads its own final rows back from {@code etw.thread-stats} to drop them
      * from the rows it keeps until seen there (default 10 s; 0: rows are neither kept nor read back,
      * for a topology test without a broker).

@@ -24,7 +24,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.ArrayList;
@@ -38,7 +37,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -84,18 +82,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, Open> open = new HashMap<>();
 
-    private final String sessionTopic;
-    private final org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions;
-    private final long missingAfterMs;
-    /**
-     * The first offsets of its input topics this task has read since it was assigned (-1: none yet).
-     * A committed offset that passed records the state never took can only have been the one it
-     * started at: from here on, records come in order, and a look ends here.
-     */
-    private long firstBatchOffset = -1;
-    private long firstSessionOffset = -1;
-    /** Sessions this task holds unfinished. */
-    private final Map<String, Watch> watched = new HashMap<>();
     /** Rows go out serialized: the bytes sent are the bytes kept and compared with the topic's. */
     private final org.apache.kafka.common.serialization.Serializer<ThreadStats> rowWriter;
     private final org.apache.kafka.common.serialization.Deserializer<ThreadStats> rowReader;
@@ -105,10 +91,9 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
     /** The final rows emitted and not yet seen in the rows topic (null: not kept, {@link SwapstreamConfig#AGGREGATE_CONFIRM_MS} 0). */
     private FinalRowOutbox outbox;
 
-    AggregateProcessor(String batchTopic, String sessionTopic, long windowNanos, long emitIntervalMs,
-                       org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches,
-                       org.apache.kafka.common.serialization.Deserializer<TraceSession> sessions, int flushBatches, int keepWindows,
-                       long missingAfterMs, String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long confirmMs,
+    AggregateProcessor(String batchTopic, long windowNanos, long emitIntervalMs,
+                       org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches, int flushBatches, int keepWindows,
+                       String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long confirmMs,
                        long retentionMs) {
         this.statsTopic = statsTopic;
         this.retentionMs = retentionMs;
@@ -116,9 +101,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         this.rowReader = rows.deserializer();
         this.confirmMs = confirmMs;
         this.batchTopic = batchTopic;
-        this.sessionTopic = sessionTopic;
-        this.sessions = sessions;
-        this.missingAfterMs = missingAfterMs;
         this.flushBatches = flushBatches;
         this.keepWindows = keepWindows;
         this.windowNanos = windowNanos;
@@ -424,19 +406,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
-        watched.clear();
-        firstBatchOffset = -1;
-        firstSessionOffset = -1;
-        // sessions this task's state holds unfinished: after a restart, nothing of one may come again
-        List<String> unfinished = new ArrayList<>();
-        try (KeyValueIterator<String, TraceSession> it = sessionRecords.all()) {
-            while (it.hasNext()) {
-                String session = it.next().key;
-                byte[] state = store.get(session);
-                if (state != null && !AggregateSession.decode(state).done) unfinished.add(session);
-            }
-        }
-        unfinished.forEach(this::watch);
         outbox = null;
         if (confirmMs > 0) {
             ThreadStatsPartition output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition());
@@ -452,7 +421,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             });
         }
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
-        context.schedule(Duration.ofMillis(Math.max(100, missingAfterMs / 4)), PunctuationType.WALL_CLOCK_TIME, this::lookForMissing);
         context.schedule(Duration.ofMillis(retentionLookEvery(retentionMs)), PunctuationType.WALL_CLOCK_TIME, this::forgetEnded);
     }
 
@@ -535,8 +503,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         String session = SessionPartitioner.session(record.key());
         Object v = record.value();
         RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
-        if (v instanceof byte[] && firstBatchOffset < 0) firstBatchOffset = m.offset();
-        if (v instanceof TraceSession && firstSessionOffset < 0) firstSessionOffset = m.offset();
         Open o = open(session);
         o.timestamp = record.timestamp();
         if (o.state.done) {
@@ -549,14 +515,9 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             }
             return;
         }
-        watch(session).heard(context.currentSystemTimeMs(), missingAfterMs);
         if (v instanceof byte[] bytes) {
             long seq = BatchSequence.of(record.headers());
             boolean known = seq >= 0 && o.state.nextSequence >= 0;
-            if (known && seq > o.state.nextSequence) {
-                lookForBatches(o, m.partition(), m.offset(), null);
-                o.timestamp = record.timestamp();
-            }
             if (known && seq < o.state.nextSequence) {
                 if (!o.skipping) {
                     LOG.warn("session {}: batch {} at {}-{} offset {} was taken before (sent again by a restored decode stage,"
@@ -569,7 +530,7 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
             }
             o.skipping = false;
             if (known && seq > o.state.nextSequence) {
-                LOG.error("session {}: batches {} to {} are in neither the committed state nor {}-{}: its statistics will miss them",
+                LOG.error("session {}: batches {} to {} never came to {}-{}: its statistics will miss them",
                         session, o.state.nextSequence, seq - 1, m.topic(), m.partition());
             }
             take(o, m.partition(), m.offset(), record.key(), bytes, seq);
@@ -607,156 +568,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         o.state.expectedThreads = t.getThreadRecords();
         o.state.endReason = t.getEndReason();
         if (o.state.host == null) o.state.host = t.getHost();
-    }
-
-    private static String keyOf(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r) {
-        return r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
-    }
-
-    /**
-     * Looks in the switch-batches topic, from the last batch the session took up to {@code until}
-     * (not included), for its batches from the next number on, and takes them in order. After a
-     * broker's kill -9 a transaction was seen to commit the aggregate's input offsets while its state
-     * was aborted (BrokerCrashIT, a fresh-clone CI run): the consumer went on past batches the state
-     * never took. {@code w}: the look of an idle session, which reads each offset once.
-     */
-    private void lookForBatches(Open o, int partition, long until, Watch w) {
-        if (o.state.nextSequence < 0) return;
-        TopicPartition tp = new TopicPartition(batchTopic, partition);
-        long next = o.state.nextSequence;
-        long from = -1;
-        try {
-            if (o.state.lastBatchOffset >= 0 && o.state.lastBatchPartition == partition) from = o.state.lastBatchOffset + 1;
-            else if (w != null && w.batchesLookedTo > 0) from = w.batchesLookedTo;
-            else from = firstOffsetFrom(o, tp, until);
-            if (w != null) from = Math.max(from, w.batchesLookedTo);
-            inputs.scan(tp, from, until, r -> {
-                String key = keyOf(r);
-                if (!o.session.equals(SessionPartitioner.session(key)) || BatchSequence.of(r.headers()) != o.state.nextSequence) return;
-                o.timestamp = r.timestamp();
-                take(o, partition, r.offset(), key, r.value() == null ? new byte[0] : r.value(), o.state.nextSequence);
-                o.save();
-            });
-            if (w != null) w.batchesLookedTo = until;
-        } catch (KafkaException | IllegalStateException e) {
-            LOG.warn("could not look for the missing batches of session {} in {} from offset {}: {}", o.session, tp, from, e.getMessage());
-        }
-        if (o.state.nextSequence > next) {
-            LOG.warn("session {}: {} batch(es) from number {} were in {} between offsets {} and {} but not in the committed state;"
-                    + " taken", o.session, o.state.nextSequence - next, next, tp, from, until);
-        }
-    }
-
-    /**
-     * Where to look for a session that has taken no batch yet: back from {@code until}, a widening
-     * range at a time, to one holding a batch of the session numbered at or below the next.
-     */
-    private long firstOffsetFrom(Open o, TopicPartition tp, long until) {
-        long begin = inputs.beginningOffset(tp);
-        long hi = until;
-        for (long step = 1024; hi > begin; step *= 2) {
-            long lo = Math.max(begin, hi - step);
-            boolean[] found = {false};
-            inputs.scan(tp, lo, hi, r -> {
-                long seq = BatchSequence.of(r.headers());
-                if (o.session.equals(SessionPartitioner.session(keyOf(r))) && seq >= 0 && seq <= o.state.nextSequence) found[0] = true;
-            });
-            if (found[0]) return lo;
-            hi = lo;
-        }
-        return begin;
-    }
-
-    /** A session that is not finished, as this task last heard of it: when to look for what it lacks. */
-    private static final class Watch {
-        long heardMs;
-        long waitMs;
-        long batchesLookedTo;
-        long sessionsLookedTo;
-
-        void heard(long now, long wait) {
-            heardMs = now;
-            waitMs = wait;
-        }
-    }
-
-    private Watch watch(String session) {
-        return watched.computeIfAbsent(session, s -> {
-            Watch w = new Watch();
-            w.heard(context.currentSystemTimeMs(), missingAfterMs);
-            return w;
-        });
-    }
-
-    /**
-     * Every session not finished that has had no record for a while: its session records after the
-     * last one taken are looked for in the sessions topic (a few records per session, cheap to read
-     * again while a live session is only quiet, twice as long apart each time), and, once its end
-     * record says what was sent and some of it is lacking, its batches after the last one taken, up
-     * to where this task has read the switch-batches topic (what lies after comes in order anyway).
-     * The gap case of {@link #lookForBatches}, when nothing of the session comes after the gap to show it.
-     */
-    private void lookForMissing(long now) {
-        started();
-        lookForMissingRecords(now);
-        if (outbox != null) outbox.writePage();
-    }
-
-    private void lookForMissingRecords(long now) {
-        int partition = context.taskId().partition();
-        long sessionsUntil = -1;
-        long batchesUntil = -1;
-        for (String session : new ArrayList<>(watched.keySet())) {
-            Watch w = watched.get(session);
-            if (now - w.heardMs < w.waitMs) continue;
-            w.heardMs = now;
-            w.waitMs = Math.min(w.waitMs * 2, missingAfterMs * 16);
-            Open o = open.get(session);
-            AggregateSession st = o != null ? o.state : AggregateSession.decode(store.get(session));
-            if (st.done) {
-                watched.remove(session);
-                continue;
-            }
-            try {
-                TopicPartition sessionTp = new TopicPartition(sessionTopic, partition);
-                // where the look ends is the same for every session: asked of the broker once per round
-                if (sessionsUntil < 0) sessionsUntil = firstSessionOffset >= 0 ? firstSessionOffset : inputs.endOffset(sessionTp);
-                long until = sessionsUntil;
-                long from = st.lastSessionRecordOffset >= 0 ? st.lastSessionRecordOffset + 1
-                        : w.sessionsLookedTo > 0 ? w.sessionsLookedTo : inputs.beginningOffset(sessionTp);
-                List<KeyValue<Long, TraceSession>> found = new ArrayList<>();
-                inputs.scan(sessionTp, Math.max(from, w.sessionsLookedTo), until, r -> {
-                    if (session.equals(SessionPartitioner.session(keyOf(r)))) {
-                        found.add(KeyValue.pair(r.offset(), sessions.deserialize(sessionTp.topic(), r.value())));
-                    }
-                });
-                w.sessionsLookedTo = until;
-                boolean ended = st.expectedSwitches >= 0 || found.stream().anyMatch(kv -> kv.value.getEndReason() != null);
-                boolean lacking = st.expectedSwitches < 0 || st.switches < st.expectedSwitches || st.threads < st.expectedThreads;
-                if (found.isEmpty() && !(ended && lacking)) continue;
-                if (o == null) o = open(session);
-                o.timestamp = now;
-                for (KeyValue<Long, TraceSession> kv : found) {
-                    if (kv.value.getEndReason() != null) {
-                        LOG.warn("session {}: its end record, at {} offset {}, was not in the committed state; taken", session,
-                                sessionTp, kv.key);
-                    }
-                    take(o, kv.value, kv.key);
-                }
-                st = o.state;
-                if (st.switches < st.expectedSwitches || st.threads < st.expectedThreads) {
-                    if (batchesUntil < 0) {
-                        batchesUntil = firstBatchOffset >= 0 ? firstBatchOffset : inputs.endOffset(new TopicPartition(batchTopic, partition));
-                    }
-                    lookForBatches(o, partition, batchesUntil, w);
-                }
-            } catch (KafkaException | IllegalStateException e) {
-                LOG.warn("could not look for what session {} lacks in its input topics: {}", session, e.getMessage());
-                continue;
-            }
-            o.save();
-            if (o.state.allArrived()) finish(o);
-        }
     }
 
     private SwitchBatch read(String key, byte[] bytes) {
@@ -864,7 +675,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         o.state.statistics = new byte[0];
         store.put(o.session, o.state.encode());
         open.remove(o.session);
-        watched.remove(o.session);
         StageCounters.AGGREGATE.sessionsEnded.increment();
         // the final rows reach read_committed readers now, not up to a commit interval later
         context.commit();

@@ -93,9 +93,6 @@ public final class AggregateTopology {
         }
         int keepWindows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_KEEP_WINDOWS,
                 SwapstreamConfig.DEFAULT_KEEP_WINDOWS);
-        long missingAfterMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS,
-                SwapstreamConfig.DEFAULT_MISSING_AFTER_MS);
-        if (missingAfterMs < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_MISSING_AFTER_MS + " must be at least 1");
         if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
         long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
         if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_CONFIRM_MS + " must be 0 (off) or more");
@@ -115,10 +112,8 @@ public final class AggregateTopology {
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES),
-                                topic(config, SwapstreamConfig.SESSIONS), windowNanos, emitIntervalMs,
-                                SwitchBatchSerde.forConfig(config).deserializer(),
-                                serdes.serde(TraceSession.class, config).deserializer(), flushBatches, keepWindows, missingAfterMs,
+                .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES), windowNanos, emitIntervalMs,
+                                SwitchBatchSerde.forConfig(config).deserializer(), flushBatches, keepWindows,
                                 topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), confirmMs, retentionMs),
                         Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
                 // serialized by the processor: the bytes it sends are the bytes it keeps until it reads them back
