@@ -34,8 +34,6 @@ final class StageMetrics implements AutoCloseable {
         counter("swapstream_stats_out", "ThreadStats rows emitted", counters.statsOut);
         counter("swapstream_windows_closed", "windows emitted final", counters.windowsClosed);
         counter("swapstream_duplicate_batches", "batches skipped: the session's committed state had taken them", counters.duplicateBatches);
-        counter("swapstream_rows_resent", "final rows sent again as a task started: kept in its state, not in the rows topic", counters.rowsResent);
-        counter("swapstream_duplicate_rows", "final rows not sent: the rows topic had them ahead of the state", counters.duplicateRows);
         counter("swapstream_sessions_ended", "sessions ended", counters.sessionsEnded);
         counter("swapstream_sessions_forgotten", "ended sessions that left the stores, their retention passed", counters.sessionsForgotten);
         counter("swapstream_buffers_lost", "buffers of ended sessions that were not decoded", counters.buffersLost);

@@ -22,11 +22,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -136,52 +131,6 @@ class AggregateRestartIT {
                 aggregate.close(CloseOptions.timeout(Duration.ofSeconds(30))
                         .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
                 if (r % 2 == 1) Directories.deleteTree(dir.resolve("state"));
-            }
-        }
-    }
-
-    /**
-     * What a torn transaction can leave, made by hand: the stage's state committed with every final
-     * row it emitted, and those rows gone from the topic. Started again on that state, the stage sends
-     * them again, once each.
-     */
-    @Test
-    void finalRowsTheTopicLostAfterTheirStateCommittedAreSentAgainWhenTheStageStarts(KafkaBroker.Bootstrap kafka) throws Exception {
-        String prefix = "lost" + UUID.randomUUID().toString().substring(0, 6) + ".";
-        Session s = session();
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()));
-             KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.servers()),
-                     new StringSerializer(), new ByteArraySerializer())) {
-            TopicSetup.ensure(admin, prefix, 1, (short) 1);
-            String appId = "lost-" + prefix;
-            // never read back while it runs, so every final row stays kept; the start's look comes within 100 ms
-            Properties config = StageConfig.streams(StageConfig.AGGREGATE, kafka.servers(), appId, dir.resolve("state"), prefix,
-                    (short) 1, Map.of("commit.interval.ms", "100", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "3600000"));
-            Topology topology = Pipeline.aggregateTopology(config, s.window(), 60_000);
-            StageConfig.createChangelogs(admin, topology, config, 1);
-            String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;
-            String stats = prefix + SwapstreamConfig.THREAD_STATS;
-            KafkaStreams first = new KafkaStreams(topology, config);
-            first.start();
-            for (byte[] b : s.batches()) producer.send(new ProducerRecord<>(batchTopic, s.id(), b)).get();
-            producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, s.id(), s.end())).get();
-            finals(kafka, stats, s.expected());
-            awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.AGGREGATE), new TopicPartition(batchTopic, 0), s.batches().size());
-            first.close(CloseOptions.timeout(Duration.ofSeconds(30))
-                    .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-            // the rows lost: deleted (a compacted topic allows it once it deletes too)
-            TopicPartition tp = new TopicPartition(stats, 0);
-            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, stats), List.of(new AlterConfigOp(
-                    new ConfigEntry("cleanup.policy", "compact,delete"), AlterConfigOp.OpType.SET)))).all().get();
-            long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
-            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(end))).all().get();
-            KafkaStreams second = new KafkaStreams(topology, config);
-            second.start();
-            try {
-                finals(kafka, stats, s.expected());
-            } finally {
-                second.close(CloseOptions.timeout(Duration.ofSeconds(30))
-                        .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             }
         }
     }

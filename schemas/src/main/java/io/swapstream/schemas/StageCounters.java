@@ -24,10 +24,6 @@ public final class StageCounters {
     public final LongAdder windowsClosed = new LongAdder();
     /** Aggregate: batches skipped because the session's committed state had taken them already. */
     public final LongAdder duplicateBatches = new LongAdder();
-    /** Aggregate: final rows sent again as a task started, kept in its state and not found in the rows topic. */
-    public final LongAdder rowsResent = new LongAdder();
-    /** Aggregate: final rows not sent, found in the rows topic ahead of the state that emitted them. */
-    public final LongAdder duplicateRows = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
     public final LongAdder sessionsEnded = new LongAdder();
     /** Ended sessions that left the stage's stores, their retention passed. */
@@ -84,8 +80,6 @@ public final class StageCounters {
         m.put("statsOut", statsOut.sum());
         m.put("windowsClosed", windowsClosed.sum());
         m.put("duplicateBatches", duplicateBatches.sum());
-        m.put("rowsResent", rowsResent.sum());
-        m.put("duplicateRows", duplicateRows.sum());
         m.put("deadLetters", deadLetters.sum());
         m.put("sessionsEnded", sessionsEnded.sum());
         m.put("sessionsForgotten", sessionsForgotten.sum());

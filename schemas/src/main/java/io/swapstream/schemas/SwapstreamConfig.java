@@ -39,18 +39,6 @@ public final class SwapstreamConfig {
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
     /**
-     * Aggregate: how often it reads its own final rows back from {@code etw.thread-stats} to drop them
-     * from the rows it keeps until seen there (default 10 s; 0: rows are neither kept nor read back,
-     * for a topology test without a broker).
-     */
-    public static final String AGGREGATE_CONFIRM_MS = "swapstream.aggregate.confirm.ms";
-    public static final long DEFAULT_CONFIRM_MS = 10_000L;
-    /**
-     * How far back, in records, a stage reads its own output the first time it looks for what it kept
-     * (a state from before it kept anything): more than one transaction's worth.
-     */
-    public static final long READ_BACK_RECORDS = 65_536;
-    /**
      * Decode: how long a live session's merge waits for a processor's buffer before it lets later items
      * out (default 60 s); a switch that then comes is counted out of order. A finished file's merge
      * waits for its own lateness, sent with it ({@link #HEADER_LATENESS_TICKS}).

@@ -36,7 +36,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -56,9 +55,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * emitting nothing, and goes on as before. A window is emitted
  * once, {@code final}, as soon as the session's switches pass its end, and its state is dropped;
  * whole-session rows are emitted as they change and {@code final} once the decode stage's
- * end-of-session record says every batch and thread record has arrived. Final rows are kept in the
- * state until read back from the rows topic ({@link FinalRowOutbox}): a transaction torn by a broker's
- * kill -9 neither loses nor doubles them.
+ * end-of-session record says every batch and thread record has arrived. Exactly-once v2 commits the
+ * rows with the state that emitted them, so a restore neither loses nor doubles one.
  */
 final class AggregateProcessor implements Processor<String, Object, String, byte[]> {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AggregateProcessor.class);
@@ -84,22 +82,15 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
 
     /** Rows go out serialized: the bytes sent are the bytes kept and compared with the topic's. */
     private final org.apache.kafka.common.serialization.Serializer<ThreadStats> rowWriter;
-    private final org.apache.kafka.common.serialization.Deserializer<ThreadStats> rowReader;
     private final String statsTopic;
-    private final long confirmMs;
     private final long retentionMs;
-    /** The final rows emitted and not yet seen in the rows topic (null: not kept, {@link SwapstreamConfig#AGGREGATE_CONFIRM_MS} 0). */
-    private FinalRowOutbox outbox;
 
     AggregateProcessor(String batchTopic, long windowNanos, long emitIntervalMs,
                        org.apache.kafka.common.serialization.Deserializer<SwitchBatch> batches, int flushBatches, int keepWindows,
-                       String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long confirmMs,
-                       long retentionMs) {
+                       String statsTopic, org.apache.kafka.common.serialization.Serde<ThreadStats> rows, long retentionMs) {
         this.statsTopic = statsTopic;
         this.retentionMs = retentionMs;
         this.rowWriter = rows.serializer();
-        this.rowReader = rows.deserializer();
-        this.confirmMs = confirmMs;
         this.batchTopic = batchTopic;
         this.flushBatches = flushBatches;
         this.keepWindows = keepWindows;
@@ -406,20 +397,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
-        outbox = null;
-        if (confirmMs > 0) {
-            ThreadStatsPartition output = new ThreadStatsPartition(inputs, statsTopic, context.taskId().partition());
-            outbox = new FinalRowOutbox(store, output, bytes -> rowReader.deserialize(statsTopic, bytes).getFinal$());
-            context.schedule(Duration.ofMillis(confirmMs), PunctuationType.WALL_CLOCK_TIME, now -> {
-                started();
-                try {
-                    outbox.confirm();
-                } catch (KafkaException | IllegalStateException e) {
-                    // the rows stay kept: the next look reads from where this one began
-                    LOG.warn("could not read the rows back from {}: {}", statsTopic, e.getMessage());
-                }
-            });
-        }
         context.schedule(Duration.ofMillis(emitIntervalMs), PunctuationType.WALL_CLOCK_TIME, now -> emitChanged());
         context.schedule(Duration.ofMillis(retentionLookEvery(retentionMs)), PunctuationType.WALL_CLOCK_TIME, this::forgetEnded);
     }
@@ -473,30 +450,9 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         if (inputs != null) inputs.close();
     }
 
-    /**
-     * Before the task emits anything after it starts: the final rows its state kept and the topic
-     * lacks go out again, and the final rows the topic has ahead of its state are noted (see FinalRowOutbox).
-     */
-    private void started() {
-        if (outbox == null || outbox.started()) return;
-        boolean empty;
-        try (KeyValueIterator<String, byte[]> it = store.all()) {
-            empty = !it.hasNext();
-        }
-        int resent = outbox.start(empty, r -> {
-            ThreadStats t = rowReader.deserialize(statsTopic, r.value());
-            String[] parts = r.key().split("/");
-            latest.put(parts.length == 3 ? AggregateTopology.windowRowKey(t.getSession(), t.getWindowStartNanos(), t.getThreadId()) : r.key(), t);
-            context.forward(new Record<>(r.key(), r.value(), r.timestamp()));
-        });
-        StageCounters.AGGREGATE.rowsResent.add(resent);
-    }
-
     @Override
     public void process(Record<String, Object> record) {
-        started();
         aggregate(record);
-        if (outbox != null) outbox.writePage();
     }
 
     private void aggregate(Record<String, Object> record) {
@@ -599,7 +555,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
      * whole-session accumulator) and its open window, together.
      */
     private void emitChanged() {
-        started();
         for (Open o : open.values()) {
             for (Slot w : o.window.values()) {
                 if (!w.changedSinceEmit) continue;
@@ -693,10 +648,6 @@ final class AggregateProcessor implements Processor<String, Object, String, byte
         // the store answers queries: whole-session rows and the session's last few windows; the topic has them all
         latest.put(windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid), stats);
         byte[] bytes = rowWriter.serialize(statsTopic, stats);
-        if (isFinal && outbox != null && !outbox.emitting(o.session, key, bytes, o.timestamp)) {
-            StageCounters.AGGREGATE.duplicateRows.increment();
-            return;
-        }
         StageCounters.AGGREGATE.statsOut.increment();
         context.forward(new Record<>(key, bytes, o.timestamp));
     }

@@ -94,8 +94,6 @@ public final class AggregateTopology {
         int keepWindows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_KEEP_WINDOWS,
                 SwapstreamConfig.DEFAULT_KEEP_WINDOWS);
         if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
-        long confirmMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_CONFIRM_MS, SwapstreamConfig.DEFAULT_CONFIRM_MS);
-        if (confirmMs < 0) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_CONFIRM_MS + " must be 0 (off) or more");
         long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
                 serdes.serde(TraceSession.class, config)).withCachingEnabled());
@@ -114,7 +112,7 @@ public final class AggregateTopology {
         batches.merge(sessions)
                 .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES), windowNanos, emitIntervalMs,
                                 SwitchBatchSerde.forConfig(config).deserializer(), flushBatches, keepWindows,
-                                topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), confirmMs, retentionMs),
+                                topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), retentionMs),
                         Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
                 // serialized by the processor: the bytes it sends are the bytes it keeps until it reads them back
                 .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(), Serdes.ByteArray())

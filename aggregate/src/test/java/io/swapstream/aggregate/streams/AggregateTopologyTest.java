@@ -69,8 +69,7 @@ class AggregateTopologyTest {
             offlineWhole.accept(b);
         }, threads::add);
         String session = d.session().session();
-        // no broker to read the rows back from
-        try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "2", SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"),
+        try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "2"),
                 window, 60_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
@@ -147,8 +146,7 @@ class AggregateTopologyTest {
         SessionStatistics offline = new SessionStatistics(0);
         int changedRows = 0;
         int windowRows = 0;
-        try (TopologyTestDriver driver = driver("state-emit", Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1",
-                SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0"), window, 1_000)) {
+        try (TopologyTestDriver driver = driver("state-emit", Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1"), window, 1_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
             Map<Integer, ThreadStats> emitted = new HashMap<>();
@@ -189,8 +187,7 @@ class AggregateTopologyTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
         long retentionMs = 60_000;
         long forgotten = StageCounters.AGGREGATE.sessionsForgotten.sum();
-        try (TopologyTestDriver driver = driver("state-retention", Map.of(SwapstreamConfig.AGGREGATE_CONFIRM_MS, "0",
-                SwapstreamConfig.SESSION_RETENTION_MS, String.valueOf(retentionMs)), 100_000_000L, 60_000)) {
+        try (TopologyTestDriver driver = driver("state-retention", Map.of(SwapstreamConfig.SESSION_RETENTION_MS, String.valueOf(retentionMs)), 100_000_000L, 60_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
             String first = feed(f, "first", batchesIn, sessionsIn);

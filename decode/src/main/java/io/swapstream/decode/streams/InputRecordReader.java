@@ -111,46 +111,6 @@ public final class InputRecordReader implements AutoCloseable {
         }
     }
 
-    /**
-     * The committed records of {@code tp} from {@code from} up to, not including, {@code until}, in
-     * offset order: where a task looks for input its committed state lost.
-     */
-    public void scan(TopicPartition tp, long from, long until, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
-        if (from >= until) return;
-        open();
-        consumer.assign(List.of(tp));
-        assigned = tp;
-        fetched = List.of(); // the next read seeks again
-        next = 0;
-        consumer.seek(tp, from);
-        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-        while (consumer.position(tp) < until) {
-            if (System.nanoTime() > deadline) throw missing(tp, from, "no answer within " + READ_TIMEOUT.toSeconds() + " s");
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500)).records(tp)) {
-                if (r.offset() >= until) return;
-                each.accept(r);
-            }
-        }
-    }
-
-    /** The offset after the last committed record of {@code tp} (its last stable offset: a read_committed reader's end). */
-    public long endOffset(TopicPartition tp) {
-        open();
-        return consumer.endOffsets(List.of(tp), READ_TIMEOUT).get(tp);
-    }
-
-    /** How many partitions {@code topic} has. */
-    public int partitionCount(String topic) {
-        open();
-        return consumer.partitionsFor(topic, READ_TIMEOUT).size();
-    }
-
-    /** The first offset {@code tp} still holds. */
-    public long beginningOffset(TopicPartition tp) {
-        open();
-        return consumer.beginningOffsets(List.of(tp), READ_TIMEOUT).get(tp);
-    }
-
     private void open() {
         if (consumer != null) return;
         Map<String, Object> c = new StreamsConfig(appConfigs).getRestoreConsumerConfigs(clientId);
