@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -77,54 +75,6 @@ class WatcherFencingIT {
             grow.run();
             final long at = now;
             assertThrows(ProducerFencedException.class, () -> first.poll(at), "fenced again and again: it has a twin, and stops");
-        }
-    }
-
-    /**
-     * What a torn transaction can leave, made by hand: the watcher's last positions committed and the
-     * buffers they count gone. A watcher started again publishes them again, from where the
-     * transaction before left off, each once.
-     */
-    @Test
-    void positionsCommittedWithoutTheirBuffersArePublishedAgainFromTheTransactionBefore(KafkaBroker.Bootstrap kafka) throws Exception {
-        String prefix = "torn" + UUID.randomUUID().toString().substring(0, 6) + ".";
-        String raw = prefix + io.swapstream.schemas.SwapstreamConfig.RAW_BUFFERS;
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()))) {
-            TopicSetup.ensure(admin, prefix, 1, (short) 1);
-            DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, "h", 60_000, prefix, kafka.servers(),
-                    "swapstream-ingest-" + prefix, null, Map.of());
-            Path whole = Files.createDirectories(dir.resolve("source")).resolve("whole.etl");
-            GeneratorOptions o = GeneratorOptions.defaults().withSwitches(20_000).withBufferSize(8 * 1024);
-            TraceGenerator.generate(whole, o, MaximumWaitReason.forBuild(o.build()));
-            byte[] bytes = Files.readAllBytes(whole);
-            int n = bytes.length / (8 * 1024);
-            int half = n / 2;
-            Path growing = dir.resolve("h.etl");
-            Files.write(growing, java.util.Arrays.copyOf(bytes, half * 8 * 1024));
-            try (DirectoryIngest first = new DirectoryIngest(settings, line -> { })) {
-                first.poll(0); // a transaction with buffers 0 to half - 1
-                Files.write(growing, bytes);
-                first.poll(1_000); // one with the rest
-            }
-            TopicPartition tp = new TopicPartition(raw, 0);
-            long end = AggregateOffsetBehindIT.latest(admin, tp);
-            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(end))).all().get();
-            List<String> lines = new ArrayList<>();
-            try (DirectoryIngest again = new DirectoryIngest(settings, lines::add)) {
-                again.poll(2_000);
-            }
-            assertEquals(1, lines.stream().filter(l -> l.contains("is not there; published again from buffer " + half)).count(),
-                    lines.toString());
-            List<Long> indexes = new ArrayList<>();
-            PipelineIT.read(kafka.servers(), raw, rs -> {
-                indexes.clear();
-                for (var r : rs) {
-                    indexes.add(Long.parseLong(new String(r.headers().lastHeader(
-                            io.swapstream.schemas.SwapstreamConfig.HEADER_BUFFER_INDEX).value(), java.nio.charset.StandardCharsets.UTF_8)));
-                }
-                return indexes.size() >= n - half;
-            });
-            assertEquals(java.util.stream.LongStream.range(half, n).boxed().toList(), indexes, "the lost transaction's buffers, once each");
         }
     }
 }

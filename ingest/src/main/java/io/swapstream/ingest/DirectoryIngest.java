@@ -61,8 +61,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * an aborted transaction were never visible to the decode stage (it reads committed records only).
  */
 public final class DirectoryIngest implements AutoCloseable {
-    /** Position record format (version 1 had no previous position, transaction number or last record). */
-    static final int POSITION_VERSION = 2;
+    /** Position record format; a reader refuses others (nothing released was written in another). */
+    static final int POSITION_VERSION = 3;
 
     /**
      * @param host          host of every file's session; null: each file's name without extension
@@ -78,14 +78,6 @@ public final class DirectoryIngest implements AutoCloseable {
         long nextIndex;
         long offset;
         boolean ended;
-        /** Where the session stood before the transaction that wrote this record: where it goes on if that one's buffers are lost. */
-        long prevIndex;
-        long prevOffset;
-        /** The watcher's count of its transactions, at the one that wrote this record. */
-        long txn;
-        /** The raw-buffers partition and offset of the last record the session sent in that transaction (-1: none). */
-        int lastPartition = -1;
-        long lastOffset = -1;
 
         public String path() { return path; }
         public long nextIndex() { return nextIndex; }
@@ -100,11 +92,6 @@ public final class DirectoryIngest implements AutoCloseable {
                 o.writeLong(nextIndex);
                 o.writeLong(offset);
                 o.writeBoolean(ended);
-                o.writeLong(prevIndex);
-                o.writeLong(prevOffset);
-                o.writeLong(txn);
-                o.writeInt(lastPartition);
-                o.writeLong(lastOffset);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -114,21 +101,12 @@ public final class DirectoryIngest implements AutoCloseable {
         public static Position decode(byte[] b) {
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
                 int version = in.readUnsignedByte();
-                if (version < 1 || version > POSITION_VERSION) throw new IllegalStateException("ingest position version " + version);
+                if (version != POSITION_VERSION) throw new IllegalStateException("ingest position version " + version + " is not " + POSITION_VERSION);
                 Position p = new Position();
                 p.path = in.readUTF();
                 p.nextIndex = in.readLong();
                 p.offset = in.readLong();
                 p.ended = in.readBoolean();
-                p.prevIndex = p.nextIndex;
-                p.prevOffset = p.offset;
-                if (version >= 2) {
-                    p.prevIndex = in.readLong();
-                    p.prevOffset = in.readLong();
-                    p.txn = in.readLong();
-                    p.lastPartition = in.readInt();
-                    p.lastOffset = in.readLong();
-                }
                 return p;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -147,8 +125,6 @@ public final class DirectoryIngest implements AutoCloseable {
         long lastGrowthMs;
         /** Not an ETL file (yet): looked at again only when it grows. */
         String notEtl;
-        /** The last raw-buffers record it sent in the open transaction. */
-        java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> lastSent;
     }
 
     private final Settings settings;
@@ -168,8 +144,6 @@ public final class DirectoryIngest implements AutoCloseable {
     private byte[] read = new byte[64 * 1024];
     /** The last transaction failed: abort it before anything else. */
     private boolean aborting;
-    /** The number of this watcher's last committed transaction (as its positions say). */
-    private long lastTxn;
 
     public DirectoryIngest(Settings settings, Consumer<String> log) {
         this.settings = settings;
@@ -226,42 +200,8 @@ public final class DirectoryIngest implements AutoCloseable {
                     else out.put(r.key(), Position.decode(r.value()));
                 }
             }
-            // the topic holds every watcher's positions, each watcher counting its own transactions
-            Path dir = settings.dir().toAbsolutePath().normalize();
-            Map<String, Position> mine = new HashMap<>();
-            out.forEach((session, p) -> {
-                Path parent = Path.of(p.path).toAbsolutePath().normalize().getParent();
-                if (dir.equals(parent)) mine.put(session, p);
-            });
-            lastTxn = mine.values().stream().mapToLong(p -> p.txn).max().orElse(0);
-            // After a broker's kill -9 one transaction was seen committed on some partitions and aborted on others
-            // (README, "Transactions"): positions committed with their buffers lost would go on past buffers no reader
-            // ever gets. Only the last transaction can be torn so: its sessions' last records are looked for.
-            // one wait for them all: a transaction held open before them holds every one
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            for (Map.Entry<String, Position> e : mine.entrySet()) {
-                Position p = e.getValue();
-                if (lastTxn == 0 || p.txn != lastTxn || p.lastOffset < 0 || published(consumer, p, deadline)) continue;
-                log.accept("session " + e.getKey() + ": its position was committed and its last record (" + rawTopic + "-"
-                        + p.lastPartition + " offset " + p.lastOffset + ") is not there; published again from buffer " + p.prevIndex);
-                p.nextIndex = p.prevIndex;
-                p.offset = p.prevOffset;
-                p.ended = false;
-            }
         }
         return out;
-    }
-
-    /** Whether the raw-buffers record {@code p} names is there, committed; in doubt, false (publishing again is harmless). */
-    private boolean published(KafkaConsumer<String, byte[]> consumer, Position p, long deadline) {
-        TopicPartition tp = new TopicPartition(rawTopic, p.lastPartition);
-        consumer.assign(List.of(tp));
-        consumer.seek(tp, p.lastOffset);
-        do {
-            for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200)).records(tp)) return r.offset() == p.lastOffset;
-            if (consumer.position(tp) > p.lastOffset) return false;
-        } while (System.nanoTime() < deadline);
-        return false; // a transaction still open before it: its buffers are published again, and the decode stage takes each index once
     }
 
     /** Sessions known, open and ended. */
@@ -442,7 +382,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 byte[] bytes = BufferFiller.published(read, bufferSize, bh);
                 open = begin(open);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
-                f.lastSent = producer.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));
+                producer.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));
                 StageCounters.INGEST.buffersOut.increment();
                 f.position.nextIndex++;
                 f.position.offset += bufferSize;
@@ -529,7 +469,7 @@ public final class DirectoryIngest implements AutoCloseable {
             h.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
             h.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
         }
-        f.lastSent = producer.send(new ProducerRecord<>(rawTopic, null, f.session, new byte[0], h));
+        producer.send(new ProducerRecord<>(rawTopic, null, f.session, new byte[0], h));
         f.position.ended = true;
         moved.add(f);
         StageCounters.INGEST.sessionsEnded.increment();
@@ -538,29 +478,8 @@ public final class DirectoryIngest implements AutoCloseable {
     /** The positions of what the transaction sent go with it, so they commit or abort together. */
     private void commit() {
         Map<String, Position> positions = new HashMap<>();
-        producer.flush(); // where each session's last record went: read back when the positions are
-        long txn = lastTxn + 1;
         for (Followed f : moved) {
             if (f.session == null) continue;
-            Position before = committed.get(f.session);
-            f.position.prevIndex = before != null ? before.nextIndex : 0;
-            f.position.prevOffset = before != null ? before.offset : 0;
-            f.position.txn = txn;
-            f.position.lastPartition = -1;
-            f.position.lastOffset = -1;
-            if (f.lastSent != null) {
-                try {
-                    org.apache.kafka.clients.producer.RecordMetadata m = f.lastSent.get();
-                    f.position.lastPartition = m.partition();
-                    f.position.lastOffset = m.offset();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new KafkaException("interrupted while publishing", e);
-                } catch (java.util.concurrent.ExecutionException e) {
-                    throw e.getCause() instanceof KafkaException k ? k : new KafkaException(e.getCause());
-                }
-                f.lastSent = null;
-            }
             byte[] b = f.position.encode();
             producer.send(new ProducerRecord<>(positionsTopic, f.session, b));
             positions.put(f.session, Position.decode(b));
@@ -568,7 +487,6 @@ public final class DirectoryIngest implements AutoCloseable {
         producer.commitTransaction();
         // known committed only once they are: an aborted transaction resumes from the ones before
         committed.putAll(positions);
-        lastTxn = txn;
         moved.clear();
     }
 

@@ -16,10 +16,8 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_BATCH_ROWS = 4096;
     /**
      * Decode: buffers between two checkpoints of a session's decoder (default {@value #DEFAULT_CHECKPOINT_BUFFERS},
-     * at most half of {@value #REDO_SLOTS}); the buffers since the one before the last are noted, to be read back and
-     * decoded again after a restart. Below 82, a restore after a broker's kill -9 may not send again every batch a
-     * torn transaction lost (see DecodeProcessor's apply).
-     * A checkpoint encodes what the merge holds (megabytes while it waits for a quiet processor), so fewer
+     * at most half of {@value #REDO_SLOTS}); the buffers since the last are noted, to be read back and decoded again
+     * (sending nothing) after a restart. A checkpoint encodes what the merge holds (megabytes while it waits for a quiet processor), so fewer
      * cost less; more make a restart decode more again.
      */
     public static final String DECODE_CHECKPOINT_BUFFERS = "swapstream.decode.checkpoint.buffers";

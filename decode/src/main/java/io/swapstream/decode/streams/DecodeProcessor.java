@@ -57,17 +57,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
      * A session's whole state, in one store: its progress (key: the session), its decoder's
      * checkpoint, its redo entries and early buffers (keys: {@link #PART}, a letter, the session: they
      * sort before every session, so a scan of the sessions' progress reads none of them).
-     * One store is one changelog partition, so whatever a restore finds of it comes from the same
-     * transactions; in stores of their own, progress and redo entries were once found out of step
-     * after a broker's kill -9. Not cached: written in the order they are put, a checkpoint before
-     * the progress that points past it.
+     * One store is one changelog partition, so a restore finds all of a session's state as of one
+     * transaction. Not cached: written in the order they are put, a checkpoint before the progress
+     * that points past it.
      */
     private KeyValueStore<String, byte[]> state;
     static final long CHECKPOINT_BYTES = DecodeTopology.REDO_MAX_BYTES;
-    /**
-     * Buffers a checkpoint by bytes waits for: more than a stream thread processes between a commit asked for and
-     * made (32 + 50, see apply), so the checkpoint before the last is in an earlier transaction with 1 MiB buffers too.
-     */
+    /** Buffers a checkpoint by bytes waits for: with 1 MiB buffers, not one every 32 (each encodes what the merge holds). */
     static final int MIN_BUFFERS_BY_BYTES = 128;
     private final int checkpointBuffers;
     /** Sessions decoded in this task's memory: a cache of what the stores hold. */
