@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the session's partitions is killed with SIGKILL and started again on its data; decode is killed
  * and started again; aggregate is killed, its state directory deleted, and started again; ingest is
  * killed and started again. The final rows must equal the offline statistics of the finished file,
- * each once; every batch and every session's end record must be on their topics once.
+ * each once; every buffer, batch and end record must be on its topic once.
  */
 class ClusterFaultIT {
     @TempDir Path dir;
@@ -116,6 +116,7 @@ class ClusterFaultIT {
             LiveSessionIT.assertSameFinals(expected, rows);
             backAfter.forEach((stage, s) -> System.out.printf("ClusterFaultIT: %s answered /health 200 %.1f s after its restart%n", stage, s));
             System.out.printf("ClusterFaultIT: killed node %d, the active controller and the leader of the session's partitions%n", node);
+            assertEachBufferOnce(servers, live.prefix, session);
             assertEachBatchOnce(servers, live.prefix, session);
             assertOneEndRecord(servers, live.prefix, session);
         } finally {
@@ -206,6 +207,24 @@ class ClusterFaultIT {
             }
         }
         return out;
+    }
+
+    /** Each of the session's buffer indexes once on the raw-buffers topic, from 0 with no gap, and one end marker. */
+    static void assertEachBufferOnce(String servers, String prefix, String session) {
+        Map<Long, Integer> seen = new TreeMap<>();
+        long ends = 0;
+        for (ConsumerRecord<String, byte[]> r : readAll(servers, prefix + SwapstreamConfig.RAW_BUFFERS)) {
+            if (!session.equals(r.key())) continue;
+            if (r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) != null) {
+                ends++;
+                continue;
+            }
+            Header h = r.headers().lastHeader(SwapstreamConfig.HEADER_BUFFER_INDEX);
+            seen.merge(Long.parseLong(new String(h.value(), StandardCharsets.UTF_8)), 1, Integer::sum);
+        }
+        assertEquals(0, seen.values().stream().filter(n -> n > 1).count(), "buffers on the topic more than once");
+        assertEquals(seen.size() - 1, seen.keySet().stream().mapToLong(Long::longValue).max().orElse(-1), "buffer indexes with a gap");
+        assertEquals(1, ends, "end markers of the session");
     }
 
     /** Each of the session's batch numbers once, from 0 with no gap. */
