@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,7 +31,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,25 +56,6 @@ class AggregateOffsetBehindIT {
         });
     }
 
-    /** The decode stage alone, until it has taken every buffer sent so far (and the end, once sent). */
-    void decodeAlone(KafkaBroker.Bootstrap kafka, Admin admin, String prefix, String appId) throws Exception {
-        Properties d = StageConfig.streams(StageConfig.DECODE, kafka.servers(), appId, dir.resolve("state").resolve("decode"), prefix,
-                (short) 1, settings);
-        TopicPartition raw = new TopicPartition(prefix + SwapstreamConfig.RAW_BUFFERS, 0);
-        KafkaStreams decode = new KafkaStreams(Pipeline.decodeTopology(d), d);
-        try {
-            decode.start();
-            AggregateRestartIT.awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.DECODE), raw, latest(admin, raw));
-        } finally {
-            decode.close(org.apache.kafka.streams.CloseOptions.timeout(java.time.Duration.ofSeconds(30))
-                    .withGroupMembershipOperation(org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-        }
-    }
-
-    static long committed(Admin admin, String appId, TopicPartition tp) throws Exception {
-        return admin.listConsumerGroupOffsets(StageConfig.applicationId(appId, StageConfig.AGGREGATE)).partitionsToOffsetAndMetadata().get().get(tp).offset();
-    }
-
     static long latest(Admin admin, TopicPartition tp) throws Exception {
         return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get().get(tp).offset();
     }
@@ -88,16 +67,6 @@ class AggregateOffsetBehindIT {
 
     /** A third of a session through both stages; {@code between} while they are stopped; the rest, the end, and every row checked. */
     void run(KafkaBroker.Bootstrap kafka, Between between) throws Exception {
-        run(kafka, Map.of(), between);
-    }
-
-    /** {@code secondRun}: settings for the stages' second run, over the rest. */
-    void run(KafkaBroker.Bootstrap kafka, Map<String, String> secondRun, Between between) throws Exception {
-        run(kafka, secondRun, false, between);
-    }
-
-    /** {@code decodeOnlyFirst}: the first run has no aggregate. */
-    void run(KafkaBroker.Bootstrap kafka, Map<String, String> secondRun, boolean decodeOnlyFirst, Between between) throws Exception {
         String prefix = "gap" + UUID.randomUUID().toString().substring(0, 6) + ".";
         String appId = "gap-" + prefix;
         Path f = dir.resolve("t.etl");
@@ -125,12 +94,11 @@ class AggregateOffsetBehindIT {
                      new StringSerializer(), new ByteArraySerializer())) {
             TopicSetup.ensure(admin, prefix, 1, (short) 1);
             // a third of the buffers, taken by the stages; then the rest and the end, with the stages stopped
-            int taken = firstPart.applyAsInt(n);
+            int taken = n / 3;
             for (int i = 0; i < taken; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
             String decodeGroup = StageConfig.applicationId(appId, StageConfig.DECODE);
             TopicPartition raw = new TopicPartition(rawTopic, 0);
-            if (decodeOnlyFirst) decodeAlone(kafka, admin, prefix, appId);
-            else try (Pipeline p = start(kafka, appId, prefix)) {
+            try (Pipeline p = start(kafka, appId, prefix)) {
                 AggregateRestartIT.awaitCommitted(admin, decodeGroup, raw, taken);
                 // and the aggregate has taken what the decode stage sent of it
                 for (String topic : List.of(SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.SESSIONS)) {
@@ -138,14 +106,12 @@ class AggregateOffsetBehindIT {
                     AggregateRestartIT.awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.AGGREGATE), tp, latest(admin, tp));
                 }
             }
-            for (int i = taken; i < taken + decodeAloneBuffers; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
-            if (decodeAloneBuffers > 0) decodeAlone(kafka, admin, prefix, appId);
-            for (int i = taken + decodeAloneBuffers; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
+            for (int i = taken; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
             RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
             between.apply(admin, prefix, appId, taken);
-            try (Pipeline p = start(kafka, appId, prefix, secondRun)) {
+            try (Pipeline p = start(kafka, appId, prefix)) {
                 TraceSession[] ended = new TraceSession[1];
                 PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.SESSIONS, rs -> {
                     for (ConsumerRecord<String, byte[]> r : rs) {
@@ -170,22 +136,11 @@ class AggregateOffsetBehindIT {
         }
     }
 
+    /** Both stages, small batches (some 60 in the session). */
     Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix) throws Exception {
-        return start(kafka, appId, prefix, Map.of());
+        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200,
+                Map.of("commit.interval.ms", "100", SwapstreamConfig.DECODE_BATCH_ROWS, "500"));
     }
-
-    Pipeline start(KafkaBroker.Bootstrap kafka, String appId, String prefix, Map<String, String> more) throws Exception {
-        Map<String, String> all = new HashMap<>(settings);
-        all.putAll(more);
-        return Pipeline.start(kafka.servers(), appId, dir.resolve("state"), prefix, 1, (short) 1, 0, 200, all);
-    }
-
-    /** Every run's settings: small batches (some 60 in the session). */
-    final Map<String, String> settings = new HashMap<>(Map.of("commit.interval.ms", "100", SwapstreamConfig.DECODE_BATCH_ROWS, "500"));
-    /** The buffers both stages take in the first run, of the session's {@code n}. */
-    java.util.function.IntUnaryOperator firstPart = n -> n / 3;
-    /** Buffers the decode stage takes alone after the first run, before the rest are sent. */
-    int decodeAloneBuffers;
 
     static void send(KafkaProducer<String, byte[]> producer, String topic, String session, Path f, long index, long offset,
                      byte[] bytes) throws Exception {

@@ -3,7 +3,6 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.swapstream.ingest.BufferPublisher;
-import io.swapstream.ingest.generate.TraceReplay;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -43,14 +42,7 @@ class BrokerRestartIT {
         StageProcess decode = live.decode(k, dir.resolve("decode-state"));
         StageProcess aggregate = live.aggregate(k, dir.resolve("aggregate-state"));
         try (LiveSessionIT.Rows rows = live.new Rows(k); StageProcess ingest = live.ingest(k, watched)) {
-            Thread writer = new Thread(() -> {
-                try {
-                    TraceReplay.replay(whole, watched.resolve("restart.etl"), 120, null);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            writer.start();
+            Thread writer = LiveSessionIT.replaying(whole, watched.resolve("restart.etl"), 120);
             LiveSessionIT.awaitFileSize(watched.resolve("restart.etl"), Files.size(whole) / 2);
             broker.close(); // SIGTERM: the broker's own clean stop
             broker = StageProcess.start(brokerLog, "broker", "--data-dir", data.toString(), "--port", String.valueOf(port))

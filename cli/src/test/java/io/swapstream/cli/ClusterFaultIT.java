@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.ingest.BufferPublisher;
-import io.swapstream.ingest.generate.TraceReplay;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -77,14 +76,7 @@ class ClusterFaultIT {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers)); LiveSessionIT.Rows rows = live.new Rows(k)) {
             assertEquals(3, admin.describeCluster().nodes().get().size());
             Path file = watched.resolve("fault.etl");
-            Thread writer = new Thread(() -> {
-                try {
-                    TraceReplay.replay(whole, file, 40, null);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            writer.start();
+            Thread writer = LiveSessionIT.replaying(whole, file, 40);
             long size = Files.size(whole);
 
             LiveSessionIT.awaitFileSize(file, size / 5);

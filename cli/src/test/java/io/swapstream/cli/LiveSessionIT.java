@@ -83,6 +83,19 @@ class LiveSessionIT {
                 "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(60));
     }
 
+    /** Writes {@code target} from {@code whole} buffer by buffer, {@code speed} times faster than the trace ran, on a thread of its own. */
+    static Thread replaying(Path whole, Path target, double speed) {
+        Thread writer = new Thread(() -> {
+            try {
+                TraceReplay.replay(whole, target, speed, null);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        writer.start();
+        return writer;
+    }
+
     /** A trace of about 22 minutes on 4 processors, with process and thread events, in 8 KiB buffers. */
     Path trace(long switches) throws Exception {
         Path f = dir.resolve("whole.etl");
@@ -246,14 +259,7 @@ class LiveSessionIT {
         StageProcess[] decode = {decode(k, dir.resolve("decode-state"))};
         StageProcess[] aggregate = {aggregate(k, dir.resolve("aggregate-state"))};
         try (Rows rows = new Rows(k); StageProcess ingest = ingest(k, watched)) {
-            Thread writer = new Thread(() -> {
-                try {
-                    TraceReplay.replay(whole, watched.resolve("crash.etl"), 150, null);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            writer.start();
+            Thread writer = replaying(whole, watched.resolve("crash.etl"), 150);
             // at a fifth, two fifths, ... of the file: which stage, and whether its state directory goes too
             record Kill(String stage, boolean deleteState) {}
             List<Kill> kills = List.of(new Kill("decode", true), new Kill("aggregate", false), new Kill("decode", false),

@@ -1,7 +1,6 @@
 package io.swapstream.cli;
 
 import io.swapstream.ingest.BufferPublisher;
-import io.swapstream.ingest.generate.TraceReplay;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.nio.file.Files;
@@ -49,17 +48,7 @@ class RebalanceIT {
         StageProcess aggregate2 = null;
         try (LiveSessionIT.Rows rows = live.new Rows(k); StageProcess ingest = live.ingest(k, watched)) {
             List<Thread> writers = new java.util.ArrayList<>();
-            for (String host : hosts) {
-                Thread w = new Thread(() -> {
-                    try {
-                        TraceReplay.replay(whole, watched.resolve(host + ".etl"), 20, null);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-                w.start();
-                writers.add(w);
-            }
+            for (String host : hosts) writers.add(LiveSessionIT.replaying(whole, watched.resolve(host + ".etl"), 20));
             Path file = watched.resolve(hosts[0] + ".etl");
             long size = Files.size(whole);
             LiveSessionIT.awaitFileSize(file, size / 4);

@@ -66,7 +66,7 @@ public final class FileInventory implements TraceEventHandler {
     /** Walks every buffer and event of {@code file}. */
     public static FileInventory of(Path file, Integer maximumWaitReasonOverride) throws IOException {
         try (EtlReader r = EtlReader.open(file)) {
-            BufferLateness lateness = BufferLateness.of(r);
+            BufferLateness lateness = BufferLateness.byProcessor(r);
             r.rewind();
             FileInventory inv = new FileInventory(file.toString(), maximumWaitReasonOverride, lateness);
             inv.walk(r);

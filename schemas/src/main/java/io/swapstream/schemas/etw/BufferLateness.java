@@ -33,9 +33,20 @@ public final class BufferLateness {
     private long max;
     private long maxBuffer = -1;
     private long buffers;
+    /** Whether it also keeps each processor's largest lateness (for inspect; a decoder needs only the largest). */
+    private final boolean byProcessor;
     /** Per processor, the largest lateness of its buffers counting kernel trace headers only, and which buffer. */
     private long[] kernelMaxByCpu = new long[0];
     private long[] kernelMaxBufferByCpu = new long[0];
+
+    /** The largest lateness alone. */
+    public BufferLateness() {
+        this(false);
+    }
+
+    private BufferLateness(boolean byProcessor) {
+        this.byProcessor = byProcessor;
+    }
 
     /** Continues a session's accounting from what it had shown: its latest event time and largest lateness. */
     public static BufferLateness resume(long latest, long max) {
@@ -56,7 +67,7 @@ public final class BufferLateness {
         }
         if (earliest < earliestInBuffer) earliestInBuffer = earliest;
         if (ts > latestInBuffer) latestInBuffer = ts;
-        if (ev.headerType().kernel) {
+        if (byProcessor && ev.headerType().kernel) {
             if (earliest < kernelEarliestInBuffer) kernelEarliestInBuffer = earliest;
             if (ts > kernelLatestInBuffer) kernelLatestInBuffer = ts;
         }
@@ -73,7 +84,7 @@ public final class BufferLateness {
             max = late;
             maxBuffer = index;
         }
-        long kernelLate = lateness(kernelLatest, kernelEarliestInBuffer);
+        long kernelLate = byProcessor ? lateness(kernelLatest, kernelEarliestInBuffer) : 0;
         if (kernelLate > 0) {
             if (cpu >= kernelMaxByCpu.length) {
                 int n = Math.max(cpu + 1, kernelMaxByCpu.length * 2);
@@ -108,7 +119,10 @@ public final class BufferLateness {
 
     public long buffers() { return buffers; }
 
-    /** Per processor that wrote a late buffer: its largest lateness counting kernel trace headers only, and the buffer. */
+    /**
+     * Per processor that wrote a late buffer: its largest lateness counting kernel trace headers only,
+     * and the buffer (empty unless walked {@link #byProcessor(EtlReader)}).
+     */
     public Map<Integer, long[]> kernelLatenessByProcessor() {
         Map<Integer, long[]> m = new TreeMap<>();
         for (int c = 0; c < kernelMaxByCpu.length; c++) {
@@ -117,9 +131,17 @@ public final class BufferLateness {
         return m;
     }
 
-    /** Walks every buffer {@code reader} has left. */
+    /** Walks every buffer {@code reader} has left, for the largest lateness. */
     public static BufferLateness of(EtlReader reader) throws IOException {
-        BufferLateness l = new BufferLateness();
+        return walk(reader, new BufferLateness(false));
+    }
+
+    /** The same, keeping each processor's largest lateness too. */
+    public static BufferLateness byProcessor(EtlReader reader) throws IOException {
+        return walk(reader, new BufferLateness(true));
+    }
+
+    private static BufferLateness walk(EtlReader reader, BufferLateness l) throws IOException {
         while (reader.next()) {
             reader.walk(l::onEvent);
             l.endBuffer(reader.header().processor());
