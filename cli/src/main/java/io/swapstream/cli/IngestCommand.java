@@ -2,7 +2,6 @@ package io.swapstream.cli;
 
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.DirectoryIngest;
-import io.swapstream.schemas.StageCounters;
 import io.swapstream.ingest.SessionStatus;
 import io.swapstream.ingest.TopicSetup;
 import java.io.PrintWriter;
@@ -94,8 +93,8 @@ final class IngestCommand implements Callable<Integer> {
                  err.flush();
              });
              ProgressLine progress = new ProgressLine(err, "swapstream ingest: ", () -> String.format(
-                     "%d buffers out, %d sessions open, %d ended", StageCounters.INGEST.buffersOut.sum(),
-                     ingestOpen.get(), StageCounters.INGEST.sessionsEnded.sum()))) {
+                     "%d buffers out, %d sessions open, %d ended", ingest.buffersOut.sum(),
+                     ingestOpen.get(), ingest.sessionsEnded.sum()))) {
             err.printf("swapstream ingest: watching %s (a file quiet for %s is finished), Kafka %s%n", dir, quiet, bootstrap);
             err.flush();
             while (running.get()) {

@@ -39,9 +39,7 @@ final class Pipeline implements AutoCloseable {
     }
 
     static Topology decodeTopology(Properties config) {
-        StreamsBuilder b = new StreamsBuilder();
-        DecodeTopology.build(b, StageConfig.asMap(config));
-        return b.build(config);
+        return DecodeTopology.build(StageConfig.asMap(config));
     }
 
     static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs) {

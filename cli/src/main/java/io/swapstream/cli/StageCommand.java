@@ -1,7 +1,8 @@
 package io.swapstream.cli;
 
+import static io.swapstream.decode.streams.StageSensors.*;
+
 import io.swapstream.ingest.TopicSetup;
-import io.swapstream.schemas.StageCounters;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -142,16 +143,15 @@ abstract class StageCommand implements Callable<Integer> {
             streams.close(leave);
             stopped.complete(0);
         }));
-        StageCounters counters = stage().equals(StageConfig.DECODE) ? StageCounters.DECODE : StageCounters.AGGREGATE;
         int status;
-        try (StageMetrics metrics = new StageMetrics(streams, counters); StageHttp open = server) {
+        try (StageMetrics metrics = new StageMetrics(streams, stage()); StageHttp open = server) {
             server.standard(streams, metrics);
             routes(server, streams);
             server.start();
             err.printf("swapstream %s: HTTP on http://%s/ (/health, /metrics)%n", stage(), server.address());
             err.flush();
             streams.start();
-            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, counters))) {
+            try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, stage()))) {
                 status = stopped.get();
             }
             streams.close(leave);
@@ -160,22 +160,18 @@ abstract class StageCommand implements Callable<Integer> {
     }
 
     /** Records in and out, sessions, lag: what an operator wants to see every few seconds. */
-    static String progress(KafkaStreams streams, StageCounters c) {
-        double lag = 0;
-        for (var e : streams.metrics().entrySet()) {
-            if (e.getKey().name().equals("records-lag") && e.getKey().group().equals("consumer-fetch-manager-metrics")
-                    && e.getValue().metricValue() instanceof Number n && !Double.isNaN(n.doubleValue())) {
-                lag += n.doubleValue();
-            }
-        }
-        if (c == StageCounters.DECODE) {
-            String outOfOrder = c.switchesOutOfOrder.sum() == 0 ? "" : ", " + c.switchesOutOfOrder.sum() + " switches out of order";
+    static String progress(KafkaStreams streams, String stage) {
+        java.util.function.ToLongFunction<String> n = name -> (long) StageMetrics.total(streams, stage, name + "-total");
+        long open = (long) StageMetrics.combine(streams, stage, SESSIONS_OPEN, Double::sum);
+        if (stage.equals(StageConfig.DECODE)) {
+            long outOfOrder = n.applyAsLong(SWITCHES_OUT_OF_ORDER);
             return String.format("%s; %d buffers in, %d switches out, %d sessions open, %d ended, %d dead letters%s, lag %.0f records",
-                    streams.state(), c.buffersIn.sum(), c.switchesOut.sum(), c.sessionsOpen.get(), c.sessionsEnded.sum(),
-                    c.deadLetters.sum(), outOfOrder, lag);
+                    streams.state(), n.applyAsLong(BUFFERS_IN), n.applyAsLong(SWITCHES_OUT), open, n.applyAsLong(SESSIONS_ENDED),
+                    n.applyAsLong(DEAD_LETTERS), outOfOrder == 0 ? "" : ", " + outOfOrder + " switches out of order", StageMetrics.lag(streams));
         }
-        return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions ended, lag %.0f records",
-                streams.state(), c.switchesIn.sum(), c.statsOut.sum(), c.windowsClosed.sum(), c.sessionsEnded.sum(), lag);
+        return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions open, %d ended, lag %.0f records",
+                streams.state(), n.applyAsLong(SWITCHES_IN), n.applyAsLong(STATS_OUT), n.applyAsLong(WINDOWS_CLOSED), open,
+                n.applyAsLong(SESSIONS_ENDED), StageMetrics.lag(streams));
     }
 
     @Command(name = "decode", description = "Run the decode stage (raw buffers to switch batches, sessions, threads) until stopped.")

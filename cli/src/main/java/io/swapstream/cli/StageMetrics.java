@@ -1,69 +1,88 @@
 package io.swapstream.cli;
 
+import static io.swapstream.decode.streams.StageSensors.*;
+
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.swapstream.schemas.StageCounters;
+import io.swapstream.decode.streams.StageSensors;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.DoubleBinaryOperator;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
- * A stage's Prometheus metrics: Kafka Streams' own (with its consumers' and producers'), the JVM's
- * memory, and Swapstream's counters, named {@code swapstream_*} with a {@code stage} tag.
+ * A stage's Prometheus metrics: Kafka Streams' own (with its consumers' and producers', and the stage's
+ * per-task sensors, tagged by thread and task), the JVM's memory, and the stage's totals over its tasks,
+ * named {@code swapstream_*} with a {@code stage} tag.
  */
 final class StageMetrics implements AutoCloseable {
+    private static final String[] COUNTERS = {BUFFERS_IN, SWITCHES_IN, SWITCHES_OUT, STATS_OUT, WINDOWS_CLOSED, DUPLICATE_BATCHES,
+            SESSIONS_ENDED, SESSIONS_FORGOTTEN, BUFFERS_LOST, EVENTS_LOST, SWITCHES_OUT_OF_ORDER};
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final KafkaStreamsMetrics streamsMetrics;
-    private final StageCounters counters;
-    private final Set<String> kindsRegistered = new HashSet<>();
+    private final KafkaStreams streams;
+    private final String stage;
+    private final Set<String> reasonsRegistered = new HashSet<>();
 
-    StageMetrics(KafkaStreams streams, StageCounters counters) {
-        this.counters = counters;
+    StageMetrics(KafkaStreams streams, String stage) {
+        this.streams = streams;
+        this.stage = stage;
         this.streamsMetrics = new KafkaStreamsMetrics(streams);
         streamsMetrics.bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
-        String stage = counters.stage;
-        counter("swapstream_buffers_in", "raw trace buffers taken", counters.buffersIn);
-        counter("swapstream_switches_in", "context switches taken", counters.switchesIn);
-        counter("swapstream_switches_out", "context switches sent on", counters.switchesOut);
-        counter("swapstream_stats_out", "ThreadStats rows emitted", counters.statsOut);
-        counter("swapstream_windows_closed", "windows emitted final", counters.windowsClosed);
-        counter("swapstream_duplicate_batches", "batches skipped: the session's committed state had taken them", counters.duplicateBatches);
-        counter("swapstream_sessions_ended", "sessions ended", counters.sessionsEnded);
-        counter("swapstream_sessions_forgotten", "ended sessions that left the stores, their retention passed", counters.sessionsForgotten);
-        counter("swapstream_buffers_lost", "buffers of ended sessions that were not decoded", counters.buffersLost);
-        counter("swapstream_events_lost", "events the loggers reported lost", counters.eventsLost);
-        counter("swapstream_switches_out_of_order", "switches a live session's merge emitted after later ones (its maximum lateness"
-                + " or memory cap let those out first): no derived times", counters.switchesOutOfOrder);
-        Gauge.builder("swapstream_merge_queued_items", counters, StageCounters::mergeQueued).tag("stage", stage)
-                .description("items the open sessions' time-ordered merges hold, waiting for what their processors may still write")
-                .register(registry);
-        Gauge.builder("swapstream_decode_checkpoint_bytes", counters, StageCounters::largestCheckpoint).tag("stage", stage)
-                .description("the largest last decoder checkpoint of an open session: its merge's items and live threads").register(registry);
-        Gauge.builder("swapstream_event_lag_seconds", counters.latestSwitchNanos, StageMetrics::eventLagSeconds).tag("stage", stage)
-                .description("wall-clock time minus the time of the latest switch this stage has emitted (decode) or taken"
-                        + " (aggregate): how far the merge, and the stages, hold back").register(registry);
-        Gauge.builder("swapstream_sessions_open", counters.sessionsOpen, Number::doubleValue).tag("stage", stage)
-                .description("sessions with state in this instance").register(registry);
-        Gauge.builder("swapstream_lag_records", streams, StageMetrics::lag).tag("stage", stage)
+        for (String name : COUNTERS) {
+            String metric = name + "-total";
+            FunctionCounter.builder(prometheusName(name), streams, s -> total(s, stage, metric)).tag(STAGE_TAG, stage)
+                    .description(DESCRIPTIONS.get(name)).register(registry);
+        }
+        gauge(SESSIONS_OPEN, Double::sum);
+        gauge(MERGE_QUEUED_ITEMS, Double::sum);
+        gauge(DECODE_CHECKPOINT_BYTES, Math::max);
+        Gauge.builder("swapstream_event_lag_seconds", streams, s -> eventLagSeconds(combine(s, stage, LATEST_SWITCH_NANOS, Math::max)))
+                .tag(STAGE_TAG, stage).description("wall-clock time minus the time of the latest switch this stage has emitted (decode)"
+                        + " or taken (aggregate): how far the merge, and the stages, hold back").register(registry);
+        Gauge.builder("swapstream_lag_records", streams, StageMetrics::lag).tag(STAGE_TAG, stage)
                 .description("records behind the end of the input topics, summed over this instance's partitions").register(registry);
     }
 
-    private void counter(String name, String description, LongAdder value) {
-        FunctionCounter.builder(name, value, LongAdder::doubleValue).tag("stage", counters.stage).description(description)
+    private void gauge(String name, DoubleBinaryOperator over) {
+        Gauge.builder(prometheusName(name), streams, s -> combine(s, stage, name, over)).tag(STAGE_TAG, stage).description(DESCRIPTIONS.get(name))
                 .register(registry);
     }
 
-    static double eventLagSeconds(java.util.concurrent.atomic.AtomicLong latestSwitchNanos) {
-        long t = latestSwitchNanos.get();
-        if (t == Long.MIN_VALUE) return Double.NaN;
+    static String prometheusName(String name) {
+        return "swapstream_" + name.replace('-', '_');
+    }
+
+    /** A counter of the stage's tasks in this instance, summed. */
+    static double total(KafkaStreams streams, String stage, String metric) {
+        return combine(streams, stage, metric, Double::sum);
+    }
+
+    /** A metric of the stage's tasks in this instance, combined by {@code over}; 0 when no task has it. */
+    static double combine(KafkaStreams streams, String stage, String metric, DoubleBinaryOperator over) {
+        double v = 0;
+        for (Map.Entry<MetricName, ? extends Metric> e : streams.metrics().entrySet()) {
+            MetricName n = e.getKey();
+            if (n.name().equals(metric) && n.group().equals(StageSensors.GROUP) && stage.equals(n.tags().get(STAGE_TAG))
+                    && e.getValue().metricValue() instanceof Number x) {
+                v = over.applyAsDouble(v, x.doubleValue());
+            }
+        }
+        return v;
+    }
+
+    static double eventLagSeconds(double latestSwitchNanos) {
+        if (latestSwitchNanos <= 0) return Double.NaN;
         java.time.Instant now = java.time.Instant.now();
-        return (now.getEpochSecond() * 1_000_000_000L + now.getNano() - t) / 1e9;
+        return (now.getEpochSecond() * 1e9 + now.getNano() - latestSwitchNanos) / 1e9;
     }
 
     static double lag(KafkaStreams streams) {
@@ -77,17 +96,30 @@ final class StageMetrics implements AutoCloseable {
         return lag;
     }
 
-    /** The Prometheus text; dead-letter kinds seen since the last scrape get their series first. */
+    /** The Prometheus text; dead-letter reasons seen since the last scrape get their series first. */
     String scrape() {
-        synchronized (kindsRegistered) {
-            counters.deadLettersByKind.forEach((kind, n) -> {
-                if (kindsRegistered.add(kind)) {
-                    FunctionCounter.builder("swapstream_dead_letters", n, LongAdder::doubleValue).tag("stage", counters.stage)
-                            .tag("reason", kind).description("records sent to the dead letters, by reason").register(registry);
-                }
-            });
+        synchronized (reasonsRegistered) {
+            String metric = DEAD_LETTERS + "-total";
+            for (MetricName n : streams.metrics().keySet()) {
+                String reason = n.tags().get(REASON_TAG);
+                if (reason == null || !n.name().equals(metric) || !n.group().equals(GROUP) || !reasonsRegistered.add(reason)) continue;
+                FunctionCounter.builder(prometheusName(DEAD_LETTERS), streams, s -> byReason(s, metric, reason)).tag(STAGE_TAG, stage)
+                        .tag(REASON_TAG, reason).description(DESCRIPTIONS.get(DEAD_LETTERS)).register(registry);
+            }
         }
         return registry.scrape();
+    }
+
+    private double byReason(KafkaStreams s, String metric, String reason) {
+        double v = 0;
+        for (Map.Entry<MetricName, ? extends Metric> e : s.metrics().entrySet()) {
+            MetricName n = e.getKey();
+            if (n.name().equals(metric) && n.group().equals(GROUP) && reason.equals(n.tags().get(REASON_TAG))
+                    && e.getValue().metricValue() instanceof Number x) {
+                v += x.doubleValue();
+            }
+        }
+        return v;
     }
 
     @Override

@@ -237,18 +237,15 @@ class PipelineIT {
             // the aggregate ends it too: every row final, the session's state gone
             read(kafka, SwapstreamConfig.THREAD_STATS, rs -> finishedSwitches(p.aggregate, session) != null);
             assertEquals((long) end.getSwitchCount(), finishedSwitches(p.aggregate, session));
-            // the decode stage keeps only the ended session's progress (keys of checkpoints and redo entries are longer),
-            // once it has read the end record back (every swapstream.decode.confirm.ms)
-            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
-            while (StateSizeIT.keys(p.decode, io.swapstream.decode.streams.DecodeTopology.PROGRESS_STORE).stream()
-                    .anyMatch(k -> k.contains(session) && !k.equals(session))) {
-                assertTrue(System.nanoTime() < deadline, "no checkpoint or redo entry is left once the end record was read back");
-                Thread.sleep(200);
+            // both stages keep only the ended session's progress
+            for (String store : io.swapstream.decode.streams.DecodeTopology.PART_STORES) {
+                assertTrue(StateSizeIT.keys(p.decode, store).stream().noneMatch(k -> k.startsWith(session)), "nothing left in " + store);
             }
-            assertTrue(StateSizeIT.keys(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.SESSIONS_STORE).stream()
-                    .noneMatch(k -> k.startsWith(session) && !k.equals(session)), "no accumulator or redo entry is left");
-            assertTrue(StateSizeIT.keys(p.aggregate, io.swapstream.aggregate.streams.AggregateTopology.THREADS_STORE).stream()
-                    .noneMatch(k -> k.startsWith(session)), "no thread label is left");
+            for (String store : List.of(io.swapstream.aggregate.streams.AggregateTopology.ACCUMULATORS_STORE,
+                    io.swapstream.aggregate.streams.AggregateTopology.REDO_STORE,
+                    io.swapstream.aggregate.streams.AggregateTopology.THREADS_STORE)) {
+                assertTrue(StateSizeIT.keys(p.aggregate, store).stream().noneMatch(k -> k.startsWith(session)), "nothing left in " + store);
+            }
             send.accept(3);
             List<ConsumerRecord<String, byte[]>> dead = read(kafka, SwapstreamConfig.DEAD_LETTERS, rs -> !rs.isEmpty());
             String error = new String(dead.get(0).headers().lastHeader(SwapstreamConfig.HEADER_ERROR).value(), StandardCharsets.UTF_8);

@@ -87,8 +87,11 @@ class StateSizeIT {
                 publisher.start();
                 String session = BufferPublisher.sessionOf(f, "size");
                 while (true) {
-                    decodeMax = Math.max(decodeMax, bytes(p.decode, DecodeTopology.PROGRESS_STORE));
+                    long decodeNow = bytes(p.decode, DecodeTopology.PROGRESS_STORE);
+                    for (String store : DecodeTopology.PART_STORES) decodeNow += bytes(p.decode, store);
+                    decodeMax = Math.max(decodeMax, decodeNow);
                     aggregateMax = Math.max(aggregateMax, bytes(p.aggregate, AggregateTopology.SESSIONS_STORE)
+                            + bytes(p.aggregate, AggregateTopology.ACCUMULATORS_STORE) + bytes(p.aggregate, AggregateTopology.REDO_STORE)
                             + bytes(p.aggregate, AggregateTopology.STATS_STORE));
                     Long done = finished(p.aggregate, session);
                     if (done != null) {

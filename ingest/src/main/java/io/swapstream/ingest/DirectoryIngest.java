@@ -1,6 +1,5 @@
 package io.swapstream.ingest;
 
-import io.swapstream.schemas.StageCounters;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.etw.BufferFiller;
 import io.swapstream.schemas.etw.BufferHeader;
@@ -207,6 +206,9 @@ public final class DirectoryIngest implements AutoCloseable {
     /** Sessions known, open and ended. */
     public int followed() { return files.size(); }
 
+    /** Buffers published, and sessions ended, by this watcher. */
+    public final java.util.concurrent.atomic.LongAdder buffersOut = new java.util.concurrent.atomic.LongAdder(), sessionsEnded = new java.util.concurrent.atomic.LongAdder();
+
     public long open() { return files.values().stream().filter(f -> f.session != null && !f.position.ended).count(); }
 
     /**
@@ -383,7 +385,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 open = begin(open);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 producer.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));
-                StageCounters.INGEST.buffersOut.increment();
+                buffersOut.increment();
                 f.position.nextIndex++;
                 f.position.offset += bufferSize;
                 moved.add(f);
@@ -472,7 +474,7 @@ public final class DirectoryIngest implements AutoCloseable {
         producer.send(new ProducerRecord<>(rawTopic, null, f.session, new byte[0], h));
         f.position.ended = true;
         moved.add(f);
-        StageCounters.INGEST.sessionsEnded.increment();
+        sessionsEnded.increment();
     }
 
     /** The positions of what the transaction sent go with it, so they commit or abort together. */

@@ -16,7 +16,7 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_BATCH_ROWS = 4096;
     /**
      * Decode: buffers between two checkpoints of a session's decoder (default {@value #DEFAULT_CHECKPOINT_BUFFERS},
-     * at most half of {@value #REDO_SLOTS}); the buffers since the last are noted, to be read back and decoded again
+     * at most {@value #REDO_SLOTS}); the buffers since the last are noted, to be read back and decoded again
      * (sending nothing) after a restart. A checkpoint encodes what the merge holds (megabytes while it waits for a quiet processor), so fewer
      * cost less; more make a restart decode more again.
      */

@@ -13,8 +13,8 @@ import java.io.UncheckedIOException;
  * sent, how the session ended, and the statistics' carried state (open window, PMC baselines).
  */
 final class AggregateSession {
-    /** 4 adds when the session ended; 3 the batch sequence and the session record's offset; 2 the last batch's offset. */
-    static final int VERSION = 4;
+    /** The format; a reader refuses others (nothing released was written in another). */
+    static final int VERSION = 5;
 
     String host;
     long switches;
@@ -24,6 +24,7 @@ final class AggregateSession {
     long expectedThreads = -1;
     String endReason;
     boolean done;
+    /** Batches that came after the session's statistics were final. */
     long lateBatches;
     /** Batches taken; those from {@link #flushedBatches} on are in the redo store, their effect not yet in the accumulators'. */
     long batches;
@@ -31,18 +32,12 @@ final class AggregateSession {
     long redoBytes;
     /** SessionStatistics.writeState. */
     byte[] statistics = new byte[0];
-    /** Where the last batch taken sat in the switch-batches topic (-1: none, or state written before version 2): where a look for skipped ones starts. */
-    int lastBatchPartition = -1;
-    long lastBatchOffset = -1;
     /**
-     * The decode stage's number of the next batch to take ({@code batch-sequence} header): one below
-     * it was taken, one above it means batches in between were skipped. -1: not known (state written
-     * before version 3), until a numbered batch comes.
+     * The decode stage's number of the next batch ({@code batch-sequence} header): a batch below it was taken
+     * already (its offsets reset by an operator, say), one above it means batches in between are missing.
      */
     long nextSequence;
-    /** The offset in the sessions topic of the last session record taken (-1: none). */
-    long lastSessionRecordOffset = -1;
-    /** Wall-clock time the session ended here, for its retention (0: not known, state written before version 4). */
+    /** Wall-clock time the session ended here, for its retention. */
     long endedMs;
 
     boolean allArrived() {
@@ -66,10 +61,7 @@ final class AggregateSession {
             o.writeLong(redoBytes);
             o.writeInt(statistics.length);
             o.write(statistics);
-            o.writeInt(lastBatchPartition);
-            o.writeLong(lastBatchOffset);
             o.writeLong(nextSequence);
-            o.writeLong(lastSessionRecordOffset);
             o.writeLong(endedMs);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -82,9 +74,7 @@ final class AggregateSession {
         if (b == null) return s;
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
             int version = in.readUnsignedByte();
-            if (version < 1 || version > VERSION) {
-                throw new IllegalStateException("aggregate session state version " + version + " is not 1 to " + VERSION);
-            }
+            if (version != VERSION) throw new IllegalStateException("aggregate session state version " + version + " is not " + VERSION);
             String host = in.readUTF();
             s.host = host.isEmpty() ? null : host;
             s.switches = in.readLong();
@@ -100,17 +90,8 @@ final class AggregateSession {
             s.redoBytes = in.readLong();
             s.statistics = new byte[in.readInt()];
             in.readFully(s.statistics);
-            if (version >= 2) {
-                s.lastBatchPartition = in.readInt();
-                s.lastBatchOffset = in.readLong();
-            }
-            if (version >= 3) {
-                s.nextSequence = in.readLong();
-                s.lastSessionRecordOffset = in.readLong();
-            } else {
-                s.nextSequence = s.batches > 0 ? -1 : 0;
-            }
-            if (version >= 4) s.endedMs = in.readLong();
+            s.nextSequence = in.readLong();
+            s.endedMs = in.readLong();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -5,7 +5,6 @@ import static io.swapstream.schemas.SwapstreamConfig.topic;
 import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
@@ -16,25 +15,23 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.state.Stores;
 
 /**
  * The aggregate stage: {@code etw.switch-batches} (with the thread records they carry) and
- * {@code etw.sessions} (both partitioned by session) to {@code etw.thread-stats}. One sub-topology, no repartition. Its
- * state: the accumulators of each open session's threads (whole session and the open window), the
- * thread labels and a small record per session. The latest emitted statistics are queryable in the
- * {@value #STATS_STORE} store.
+ * {@code etw.sessions} (both partitioned by session) to {@code etw.thread-stats}. One sub-topology, no repartition.
+ * Its state ({@link AggregateStores}): each open session's progress, its threads' accumulators (whole session
+ * and the open window) and labels, and its batches since the last flush. The latest emitted statistics are
+ * queryable in the {@value #STATS_STORE} store.
  */
 public final class AggregateTopology {
     private AggregateTopology() {}
 
-    /**
-     * Each session's state: its progress under the session's own key (what queries read), and under
-     * longer keys its accumulators and its redo entries (the batches since the accumulators were
-     * last written, as offsets of the input topic). One store, one changelog partition: a restore
-     * finds all of a session's state as of the same transaction.
-     */
+    /** Each session's progress ({@code AggregateSession}), under the session's key: what queries read. */
     public static final String SESSIONS_STORE = "aggregate-sessions";
+    /** Each thread's whole-session and open-window accumulators, as of its session's last flush. */
+    public static final String ACCUMULATORS_STORE = "aggregate-accumulators";
+    /** The batches each session took since its last flush, as offsets of the input topic. */
+    public static final String REDO_STORE = "aggregate-redo";
     public static final String THREADS_STORE = "aggregate-threads";
     public static final String STATS_STORE = "thread-stats";
     /**
@@ -85,37 +82,17 @@ public final class AggregateTopology {
      * @param emitIntervalMs how often changed whole-session statistics are emitted before a session ends
      */
     public static void build(StreamsBuilder builder, Map<String, ?> config, long windowNanos, long emitIntervalMs) {
+        AggregateSettings settings = AggregateSettings.from(config, windowNanos, emitIntervalMs);
         RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
-        int flushBatches = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_FLUSH_BATCHES,
-                SwapstreamConfig.DEFAULT_FLUSH_BATCHES);
-        if (flushBatches < 1 || flushBatches > SwapstreamConfig.REDO_SLOTS) {
-            throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
-        }
-        int keepWindows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_KEEP_WINDOWS,
-                SwapstreamConfig.DEFAULT_KEEP_WINDOWS);
-        if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
-        long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSION_RECORDS_STORE), Serdes.String(),
-                serdes.serde(TraceSession.class, config)).withCachingEnabled());
-        // no cache: each accumulator is written once per flush, and thousands of them overflow one
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(SESSIONS_STORE), Serdes.String(),
-                Serdes.ByteArray()).withCachingDisabled());
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(THREADS_STORE), Serdes.String(),
-                serdes.serde(ThreadInfo.class, config)).withCachingEnabled());
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(STATS_STORE), Serdes.String(),
-                serdes.serde(ThreadStats.class, config)));
-        // batches come in as bytes: the processor keeps them (redo) as well as reading them
-        KStream<String, Object> batches = builder.stream(topic(config, SwapstreamConfig.SWITCH_BATCHES),
-                Consumed.with(Serdes.String(), Serdes.ByteArray())).mapValues(v -> (Object) v, Named.as("batch-in"));
+        AggregateStores.addTo(builder, serdes, config);
+        // batches come in as bytes: the processor notes where each sits (redo) as well as reading it
+        KStream<String, Object> batches = builder.stream(settings.batchTopic(), Consumed.with(Serdes.String(), Serdes.ByteArray()))
+                .mapValues(v -> (Object) v, Named.as("batch-in"));
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(topic(config, SwapstreamConfig.SWITCH_BATCHES), windowNanos, emitIntervalMs,
-                                SwitchBatchSerde.forConfig(config).deserializer(), flushBatches, keepWindows,
-                                topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config), retentionMs),
-                        Named.as("aggregate"), SESSIONS_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
-                // serialized by the processor: the bytes it sends are the bytes it keeps until it reads them back
-                .to(topic(config, SwapstreamConfig.THREAD_STATS), Produced.with(Serdes.String(), Serdes.ByteArray())
-                        .withStreamPartitioner(new SessionPartitioner<>()));
+                .process(() -> new AggregateProcessor(settings, SwitchBatchSerde.forConfig(config).deserializer()),
+                        Named.as("aggregate"), SESSIONS_STORE, ACCUMULATORS_STORE, REDO_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
+                .to(settings.statsTopic(), Produced.with(Serdes.String(), serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
     }
 }

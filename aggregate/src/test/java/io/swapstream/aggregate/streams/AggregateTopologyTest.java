@@ -14,7 +14,7 @@ import io.swapstream.decode.ThreadInfo;
 import io.swapstream.decode.streams.AvroRecords;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.schemas.StageCounters;
+import io.swapstream.decode.streams.StageSensors;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
@@ -122,9 +122,8 @@ class AggregateTopologyTest {
             assertTrue(kept < windows.size(), "older windows left the store");
             assertEquals(offlineWhole.wholeSession().size() + kept, latest.size());
             assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
-            try (var it = driver.<String, byte[]>getKeyValueStore(AggregateTopology.SESSIONS_STORE).all()) {
-                while (it.hasNext()) assertFalse(AggregateProcessor.isPart(it.next().key), "no accumulator or redo entry is left");
-            }
+            assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");
+            assertFalse(driver.getKeyValueStore(AggregateTopology.REDO_STORE).all().hasNext(), "no redo entry is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");
         }
     }
@@ -186,7 +185,6 @@ class AggregateTopologyTest {
         Path f = dir.resolve("k.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
         long retentionMs = 60_000;
-        long forgotten = StageCounters.AGGREGATE.sessionsForgotten.sum();
         try (TopologyTestDriver driver = driver("state-retention", Map.of(SwapstreamConfig.SESSION_RETENTION_MS, String.valueOf(retentionMs)), 100_000_000L, 60_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
@@ -208,8 +206,15 @@ class AggregateTopologyTest {
             assertFalse(known(driver, second));
             assertFalse(driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().hasNext(), "no row is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).all().hasNext(), "no progress is left");
+            assertEquals(2.0, taskMetric(driver, StageSensors.SESSIONS_FORGOTTEN + "-total"), "counted in the task's own metric");
         }
-        assertEquals(2, StageCounters.AGGREGATE.sessionsForgotten.sum() - forgotten);
+    }
+
+    /** The value of the stage's metric {@code name} for the driver's one task. */
+    static double taskMetric(TopologyTestDriver driver, String name) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(StageSensors.GROUP) && e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 
     /** One session of the trace, as host {@code host}, through the aggregate to its end; its id. */

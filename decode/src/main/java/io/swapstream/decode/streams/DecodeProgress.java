@@ -27,7 +27,7 @@ final class DecodeProgress {
     long next;
     /** The decoder's last checkpoint holds buffers before this index; the buffers from here to {@link #next} are in the redo store. */
     long checkpointNext;
-    /** Checkpoints taken: the n-th sits in one of two keys by n's parity, so a new one never overwrites the last. */
+    /** Checkpoints taken. */
     long checkpoints;
     /** Bytes of the buffers since the last checkpoint. */
     long redoBytes;
@@ -44,6 +44,11 @@ final class DecodeProgress {
     long endedMs;
 
     boolean ended() { return endReason != null; }
+
+    /** Notes why something was lost (the first ten reasons are kept). */
+    void lost(String reason) {
+        if (lossReasons.size() < 10) lossReasons.add(reason);
+    }
 
     byte[] encode() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);

@@ -30,7 +30,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -98,9 +97,23 @@ class DecodeTopologyTest {
             assertEquals(2, letters.size());
             assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (end-marker)"));
             assertTrue(header(letters.get(1), SwapstreamConfig.HEADER_ERROR).contains("without a session key"));
-            assertEquals(0, count(driver, 'c') + count(driver, 'p'), "an ended session keeps no checkpoint");
+            assertEquals(0, count(driver, 'c'), "an ended session keeps no checkpoint");
             assertEquals(0, count(driver, 'r'), "nor buffers");
+            // the task's own metrics: what it sent, its dead letters by reason, no session left open
+            assertEquals(expected.size(), metric(driver, StageSensors.SWITCHES_OUT + "-total", null));
+            assertEquals(1, metric(driver, StageSensors.DEAD_LETTERS + "-total", "after-session-end"));
+            assertEquals(1, metric(driver, StageSensors.DEAD_LETTERS + "-total", "no-session-key"));
+            assertEquals(1, metric(driver, StageSensors.SESSIONS_ENDED + "-total", null));
+            assertEquals(0, metric(driver, StageSensors.SESSIONS_OPEN, null));
         }
+    }
+
+    /** The driver's task's value of the stage's metric {@code name} (with tag reason {@code reason}, when given). */
+    static long metric(TopologyTestDriver driver, String name, String reason) {
+        return (long) driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(StageSensors.GROUP) && e.getKey().name().equals(name)
+                        && (reason == null || reason.equals(e.getKey().tags().get(StageSensors.REASON_TAG))))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 
     @Test
@@ -194,11 +207,11 @@ class DecodeTopologyTest {
             assertTrue(bytes.length >= 7 * SIZE, bytes.length + " bytes");
             raw.pipeInput(record(session, buffer(bytes, 0), 0, false));
             raw.pipeInput(record(session, buffer(bytes, 1), 1, false));
-            assertEquals(1, count(driver, 'c') + count(driver, 'p'), "the first checkpoint, after buffer 1");
+            assertEquals(1, count(driver, 'c'), "the first checkpoint, after buffer 1");
             assertEquals(0, count(driver, 'r'), "no buffer since it");
             for (int i = 2; i < 7; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
             // checkpoints after buffers 1, 3 and 5: the last kept, and the buffer since (6)
-            assertEquals(1, count(driver, 'c') + count(driver, 'p'));
+            assertEquals(1, count(driver, 'c'));
             assertEquals(1, count(driver, 'r'));
         }
         // 1 MiB buffers reach the checkpoint bytes in 32 buffers: fewer than a stream thread may process before it commits
@@ -208,7 +221,7 @@ class DecodeTopologyTest {
         assertTrue(DecodeProcessor.checkpointDue(256, 1L << 20, 256));
         assertTrue(DecodeProcessor.checkpointDue(2, 0, 2));
         assertThrows(IllegalArgumentException.class, () -> driver("state7", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
-                String.valueOf(SwapstreamConfig.REDO_SLOTS / 2 + 1))), "the redo slots hold two checkpoints' buffers");
+                String.valueOf(SwapstreamConfig.REDO_SLOTS + 1))), "the redo slots hold the buffers since the checkpoint");
     }
 
     /** No buffer for the idle timeout: the session ends incomplete, its state goes, a later buffer is a dead letter. */
@@ -234,7 +247,7 @@ class DecodeTopologyTest {
             assertTrue(end.getLossReasons().get(0).contains("no buffer for 60 s"), end.getLossReasons().toString());
             long rows = batches(driver).stream().mapToLong(SwitchBatch::count).sum();
             assertEquals(rows, end.getSwitchCount(), "the switches of what arrived, every processor's last one included");
-            assertEquals(0, count(driver, 'c') + count(driver, 'p') + count(driver, 'r'),
+            assertEquals(0, count(driver, 'c') + count(driver, 'r'),
                     "its state is freed");
             raw.pipeInput(record(session, buffer(bytes, 3), 3, false));
             assertTrue(header(deadLetters(driver).get(0), SwapstreamConfig.HEADER_ERROR).contains("has ended (idle-timeout)"));
@@ -356,12 +369,16 @@ class DecodeTopologyTest {
         return Arrays.copyOfRange(file, i * SIZE, (i + 1) * SIZE);
     }
 
-    /** Entries of the state store holding {@code part} of a session: 'c' and 'p' the last two checkpoints (odd and even), 'r' redo, 'e' early buffer. */
+    /** Entries of the store holding {@code part} of the sessions: 'c' checkpoints, 'r' redo entries, 'e' early buffers. */
     static long count(TopologyTestDriver driver, char part) {
+        String store = switch (part) {
+            case 'c' -> DecodeStores.CHECKPOINTS;
+            case 'r' -> DecodeStores.REDO;
+            case 'e' -> DecodeStores.EARLY;
+            default -> throw new IllegalArgumentException("no part " + part);
+        };
         long n = 0;
-        for (var it = driver.<String, byte[]>getKeyValueStore(DecodeTopology.PROGRESS_STORE).all(); it.hasNext(); ) {
-            if (DecodeProcessor.partOf(it.next().key) == part) n++;
-        }
+        for (var it = driver.<String, byte[]>getKeyValueStore(store).all(); it.hasNext(); it.next()) n++;
         return n;
     }
 
@@ -384,10 +401,7 @@ class DecodeTopologyTest {
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-test-" + state);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(state).toString());
-        StreamsBuilder b = new StreamsBuilder();
-        Map<String, String> all = new java.util.HashMap<>(config);
-        DecodeTopology.build(b, all);
-        return new TopologyTestDriver(b.build(), p);
+        return new TopologyTestDriver(DecodeTopology.build(new java.util.HashMap<>(config)), p);
     }
 
     static TestInputTopic<String, byte[]> rawBuffers(TopologyTestDriver driver) {

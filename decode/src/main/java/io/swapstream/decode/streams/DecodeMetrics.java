@@ -1,0 +1,47 @@
+package io.swapstream.decode.streams;
+
+import static io.swapstream.decode.streams.StageSensors.*;
+
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+
+/** What one decode task counts, as sensors of its own (see {@link StageSensors}). */
+final class DecodeMetrics {
+    private final StageSensors sensors;
+    final Sensor recordsIn;
+    final Sensor buffersIn;
+    final Sensor switchesOut;
+    final Sensor switchesOutOfOrder;
+    final Sensor sessionsEnded;
+    final Sensor sessionsForgotten;
+    final Sensor buffersLost;
+    final Sensor eventsLost;
+    final Sensor sessionsOpen;
+    final Sensor mergeQueued;
+    final Sensor checkpointBytes;
+    final Sensor latestSwitch;
+
+    DecodeMetrics(ProcessorContext<?, ?> context) {
+        sensors = new StageSensors(context, "decode");
+        recordsIn = sensors.counter(RECORDS_IN);
+        buffersIn = sensors.counter(BUFFERS_IN);
+        switchesOut = sensors.counter(SWITCHES_OUT);
+        switchesOutOfOrder = sensors.counter(SWITCHES_OUT_OF_ORDER);
+        sessionsEnded = sensors.counter(SESSIONS_ENDED);
+        sessionsForgotten = sensors.counter(SESSIONS_FORGOTTEN);
+        buffersLost = sensors.counter(BUFFERS_LOST);
+        eventsLost = sensors.counter(EVENTS_LOST);
+        sessionsOpen = sensors.gauge(SESSIONS_OPEN);
+        mergeQueued = sensors.gauge(MERGE_QUEUED_ITEMS);
+        checkpointBytes = sensors.gauge(DECODE_CHECKPOINT_BYTES);
+        latestSwitch = sensors.gauge(LATEST_SWITCH_NANOS);
+    }
+
+    void deadLetter(String kind) {
+        sensors.countByReason(DEAD_LETTERS, kind);
+    }
+
+    void close() {
+        sensors.close();
+    }
+}

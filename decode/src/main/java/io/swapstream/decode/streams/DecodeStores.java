@@ -1,0 +1,142 @@
+package io.swapstream.decode.streams;
+
+import io.swapstream.schemas.SwapstreamConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The decode stage's state, a store per concern. Exactly-once v2 commits all of them with the outputs
+ * and the input offsets, so a restore finds them as of one transaction.
+ * <ul>
+ *   <li>{@value #PROGRESS}: each session's {@link DecodeProgress}, under the session's key (what queries read);
+ *   <li>{@value #CHECKPOINTS}: its decoder's last checkpoint (lanes, merge queue, thread table, clock);
+ *   <li>{@value #REDO}: the buffers decoded since, as references to the input topic, in
+ *       {@value SwapstreamConfig#REDO_SLOTS} reused slots, so the changelog compacts to those however long a session runs;
+ *   <li>{@value #EARLY}: buffers that came before their turn, whole, until the gap before them fills.
+ * </ul>
+ * Keys of a session's parts are the session, NUL, then the part's number: no session key holds NUL, so a prefix
+ * holds one session's parts only.
+ */
+final class DecodeStores {
+    static final String PROGRESS = "decode-sessions";
+    static final String CHECKPOINTS = "decode-checkpoints";
+    static final String REDO = "decode-redo";
+    static final String EARLY = "decode-early";
+    static final char SEPARATOR = '\u0000';
+
+    private final KeyValueStore<String, byte[]> progress;
+    private final KeyValueStore<String, byte[]> checkpoints;
+    private final KeyValueStore<String, byte[]> redo;
+    private final KeyValueStore<String, byte[]> early;
+
+    DecodeStores(ProcessorContext<?, ?> context) {
+        this.progress = context.getStateStore(PROGRESS);
+        this.checkpoints = context.getStateStore(CHECKPOINTS);
+        this.redo = context.getStateStore(REDO);
+        this.early = context.getStateStore(EARLY);
+    }
+
+    /** Adds the four stores to {@code topology}, for {@code processor}. */
+    static void addTo(Topology topology, String processor) {
+        // a checkpoint holds what the merge holds: megabytes while it waits for a quiet processor
+        Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
+        for (String name : List.of(PROGRESS, CHECKPOINTS, REDO, EARLY)) {
+            // not cached: each key is written once per buffer or checkpoint, and read back only by a restore
+            topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
+                    .withLoggingEnabled(name.equals(PROGRESS) ? Map.of() : bigValues).withCachingDisabled(), processor);
+        }
+    }
+
+    DecodeProgress progress(String session) {
+        return DecodeProgress.decode(progress.get(session));
+    }
+
+    void put(String session, DecodeProgress p) {
+        progress.put(session, p.encode());
+    }
+
+    /** Every session's progress, ended ones too: small records, read by the idle timeout's scan. */
+    KeyValueIterator<String, byte[]> allProgress() {
+        return progress.all();
+    }
+
+    /** The session leaves the stage: its progress goes (its other parts went when it ended). */
+    void forget(String session) {
+        StateStores.remove(progress, session);
+    }
+
+    byte[] checkpoint(String session) {
+        return checkpoints.get(session);
+    }
+
+    /** The decoder's checkpoint, taken after the buffers before {@code p.checkpointNext}: their redo entries go. */
+    void putCheckpoint(String session, byte[] checkpoint, long redoFrom, long redoTo) {
+        checkpoints.put(session, checkpoint);
+        for (long i = redoFrom; i < redoTo; i++) StateStores.remove(redo, redoKey(session, i));
+    }
+
+    void putRedo(String session, long index, byte[] entry) {
+        redo.put(redoKey(session, index), entry);
+    }
+
+    byte[] redo(String session, long index) {
+        return redo.get(redoKey(session, index));
+    }
+
+    /** Holds buffer {@code index} apart until its turn; false when it is held already. */
+    boolean holdEarly(String session, long index, byte[] bytes) {
+        String key = earlyKey(session, index);
+        if (early.get(key) != null) return false;
+        early.put(key, bytes);
+        return true;
+    }
+
+    /** Buffer {@code index} if it came early, no longer held apart; else null. */
+    byte[] takeEarly(String session, long index) {
+        String key = earlyKey(session, index);
+        byte[] b = early.get(key);
+        if (b != null) StateStores.remove(early, key);
+        return b;
+    }
+
+    boolean hasEarly(String session, long index) {
+        return early.get(earlyKey(session, index)) != null;
+    }
+
+    long earlyCount(String session) {
+        return partKeys(early, session).size();
+    }
+
+    /** The session has ended: its checkpoint, redo entries ({@code redoFrom} to {@code redoTo}) and early buffers go. */
+    void dropParts(String session, long redoFrom, long redoTo) {
+        StateStores.remove(checkpoints, session);
+        for (long i = redoFrom; i < redoTo; i++) StateStores.remove(redo, redoKey(session, i));
+        partKeys(early, session).forEach(k -> StateStores.remove(early, k));
+    }
+
+    private static List<String> partKeys(KeyValueStore<String, byte[]> store, String session) {
+        List<String> keys = new ArrayList<>();
+        String prefix = session + SEPARATOR;
+        try (KeyValueIterator<String, byte[]> it = store.range(prefix, prefix + '\uffff')) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        return keys;
+    }
+
+    static String redoKey(String session, long index) {
+        return session + SEPARATOR + (index % SwapstreamConfig.REDO_SLOTS);
+    }
+
+    static String earlyKey(String session, long index) {
+        // zero-padded: the keys sort in buffer order
+        String digits = Long.toString(index);
+        return session + SEPARATOR + "000000000000".substring(Math.min(12, digits.length())) + digits;
+    }
+}

@@ -1,0 +1,130 @@
+package io.swapstream.decode.streams;
+
+import io.swapstream.decode.MergeLimits;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.ThreadInfo;
+import io.swapstream.schemas.etw.BufferDecoder;
+import io.swapstream.schemas.etw.EtlFormatException;
+
+/**
+ * A session being decoded in a task's memory: the offline {@link SessionDecoder}, whose batches and
+ * thread records go to the stage's outputs. The stores hold what it is rebuilt from: its checkpoint and
+ * the buffers since ({@link #restore}).
+ */
+final class LiveSession {
+    final String session;
+    final DecodeProgress progress;
+    final SessionDecoder decoder;
+    private final BufferDecoder buffer = new BufferDecoder();
+    private final DecodeOutputs outputs;
+    private final DecodeMetrics metrics;
+    private final boolean rows;
+    /** The timestamp of the input record being taken: its outputs carry it. */
+    long timestamp;
+    /**
+     * Decoding buffers whose outputs went out in a committed transaction, to rebuild the decoder's
+     * state: nothing is sent or counted again (exactly-once v2 committed them with the state).
+     */
+    private boolean replaying;
+    /**
+     * How many of its buffers the store holds apart (arrived before their turn), so that taking the
+     * next buffer in order does not ask the store for one it cannot hold: that miss read a block
+     * from disk and was 14% of the decode thread (bench i16.etl, async-profiler).
+     */
+    long early;
+    /** The session's out-of-order switches counted in the task's metric so far. */
+    long outOfOrderCounted;
+    /** Bytes of its decoder's last checkpoint, for the metric. */
+    long checkpointBytes;
+    /** Items its merge held after the last buffer, for the metric. */
+    long queued;
+
+    private LiveSession(String session, DecodeProgress p, byte[] checkpoint, DecodeSettings settings, DecodeOutputs outputs,
+                        DecodeMetrics metrics) {
+        this.session = session;
+        this.progress = p;
+        this.outputs = outputs;
+        this.metrics = metrics;
+        this.rows = settings.rows();
+        MergeLimits limits = settings.liveLimits().withFileLateness(p.latenessTicks);
+        this.decoder = checkpoint == null
+                ? new SessionDecoder(p.host, p.maxWaitReason, this::batch, this::thread, settings.batchRows(), limits)
+                : SessionDecoder.restore(checkpoint, p.host, p.maxWaitReason, this::batch, this::thread, settings.batchRows(), limits);
+    }
+
+    /**
+     * The session with progress {@code p} as the stores hold it: from its last checkpoint (the transaction
+     * that put it committed the outputs before it too), then the buffers decoded since, again, sending nothing.
+     */
+    static LiveSession restore(String session, DecodeProgress p, DecodeStores stores, InputRecordReader inputs, DecodeSettings settings,
+                               DecodeOutputs outputs, DecodeMetrics metrics) {
+        byte[] checkpoint = p.checkpointNext == 0 ? null : stores.checkpoint(session);
+        if (p.checkpointNext > 0 && checkpoint == null) {
+            throw new IllegalStateException("session " + session + " has no checkpoint, though its progress says one holds buffers before "
+                    + p.checkpointNext);
+        }
+        LiveSession l = new LiveSession(session, p, checkpoint, settings, outputs, metrics);
+        l.replaying = true;
+        for (long i = p.checkpointNext; i < p.next; i++) {
+            byte[] entry = stores.redo(session, i);
+            if (entry == null) {
+                throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo entries (progress:"
+                        + " next buffer " + p.next + ", checkpoint before " + p.checkpointNext + ")");
+            }
+            String source = session + " buffer " + i;
+            byte[] bytes = inputs.value(settings.rawTopic(), entry);
+            try {
+                l.buffer.loadPublished(source, 0, bytes, 0, bytes.length);
+                SessionDecoder.check(l.buffer);
+                l.decoder.onBuffer(l.buffer, 0, source);
+            } catch (EtlFormatException e) {
+                // a dead letter the first time round
+            }
+        }
+        l.replaying = false;
+        l.outOfOrderCounted = l.decoder.counters().switchesOutOfOrder;
+        l.early = stores.earlyCount(session);
+        return l;
+    }
+
+    /**
+     * Decodes a buffer published from {@code offset} of its file. A malformed buffer changes nothing:
+     * it throws before any change, and so does a session's first buffer that the decoder refuses
+     * (no logfile header, a clock it cannot read).
+     */
+    void decode(byte[] bytes, long offset, String source) throws EtlFormatException {
+        buffer.loadPublished(source, offset, bytes, 0, bytes.length);
+        SessionDecoder.check(buffer);
+        decoder.onBuffer(buffer, offset, source);
+        long outOfOrder = decoder.counters().switchesOutOfOrder;
+        if (outOfOrder > outOfOrderCounted) {
+            metrics.switchesOutOfOrder.record(outOfOrder - outOfOrderCounted);
+            outOfOrderCounted = outOfOrder;
+        }
+        long latest = decoder.lastEmittedNanos();
+        if (latest != Long.MIN_VALUE) metrics.latestSwitch.record(latest);
+        queued = decoder.queued();
+    }
+
+    /** The decoder's checkpoint, taken now. */
+    byte[] checkpoint() {
+        byte[] state = decoder.checkpoint();
+        checkpointBytes = state.length;
+        return state;
+    }
+
+    private void batch(SwitchBatch b) {
+        if (replaying) return;
+        progress.switches += b.count();
+        metrics.switchesOut.record(b.count());
+        outputs.batch(session, b, progress.batches++, timestamp);
+        if (rows) for (int i = 0; i < b.count(); i++) outputs.contextSwitch(session, AvroRecords.of(b.row(i)), timestamp);
+    }
+
+    private void thread(ThreadInfo t) {
+        if (replaying) return;
+        progress.threads++;
+        outputs.thread(session, AvroRecords.of(t), timestamp);
+    }
+}
