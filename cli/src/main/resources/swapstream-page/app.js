@@ -4,15 +4,24 @@
 const REFRESH_MS = 2000;
 let selected = null;
 let refreshes = 0;
+/** A click or a new sort asks for the table and chart again, whatever the ETag says. */
+let chartStale = true;
 
 const ms = ns => ns == null ? "" : (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1);
 const text = s => s == null ? "" : String(s);
 
+// answers kept with their ETags: the API says 304 when nothing changed, and the page keeps what it shows
+const kept = new Map();
+
 async function json(url) {
-  const r = await fetch(url, { cache: "no-store" });
+  const before = kept.get(url);
+  const r = await fetch(url, { cache: "no-store", headers: before ? { "If-None-Match": before.etag } : {} });
+  if (r.status === 304 && before) return { body: before.body, changed: false };
   const body = await r.json();
   if (!r.ok) throw new Error(body.error || r.status);
-  return body;
+  const etag = r.headers.get("ETag");
+  if (etag) kept.set(url, { etag, body });
+  return { body, changed: true };
 }
 
 function cell(tr, value, cls) {
@@ -49,7 +58,7 @@ function showThreads(rows) {
     cell(tr, readiers.map(([tid, n]) => tid + " (" + n + ")").join(" "), "text");
     cell(tr, t.priorityMean == null ? "" : t.priorityMean.toFixed(1));
     cell(tr, t.final ? "final" : "running", "text");
-    tr.addEventListener("click", () => { selected = key; refresh(); });
+    tr.addEventListener("click", () => { selected = key; chartStale = true; refresh(); });
     tbody.appendChild(tr);
   }
 }
@@ -80,14 +89,16 @@ function showChart(thread) {
 async function refresh() {
   try {
     const by = document.getElementById("by").value;
+    // what the table shows, the top 25, and nothing more; unchanged rows are neither sent nor redrawn
     const [sessions, rows] = await Promise.all([json("/api/sessions"), json("/api/threads?top=25&by=" + by)]);
-    const hosts = new Set(sessions.map(s => s.host));
-    document.getElementById("sessions").textContent = `${sessions.length} session(s) on ${hosts.size} host(s)`;
-    showThreads(rows);
-    if (selected) {
+    const hosts = new Set(sessions.body.map(s => s.host));
+    document.getElementById("sessions").textContent = `${sessions.body.length} session(s) on ${hosts.size} host(s)`;
+    if (rows.changed || chartStale) showThreads(rows.body);
+    if (selected && (rows.changed || chartStale)) {
       const [session, tid] = [selected.slice(0, selected.lastIndexOf("/")), selected.slice(selected.lastIndexOf("/") + 1)];
-      showChart(await json("/api/threads/" + encodeURIComponent(session) + "/" + tid));
+      showChart((await json("/api/threads/" + encodeURIComponent(session) + "/" + tid)).body);
     }
+    chartStale = false;
     document.getElementById("error").textContent = "";
     document.getElementById("updated").textContent = new Date().toLocaleTimeString();
     document.getElementById("refreshes").textContent = String(++refreshes);
@@ -96,6 +107,6 @@ async function refresh() {
   }
 }
 
-document.getElementById("by").addEventListener("change", refresh);
+document.getElementById("by").addEventListener("change", () => { chartStale = true; refresh(); });
 refresh();
 setInterval(refresh, REFRESH_MS);

@@ -43,8 +43,13 @@ final class Pipeline implements AutoCloseable {
     }
 
     static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs) {
+        return aggregateTopology(config, windowNanos, emitIntervalMs, new io.swapstream.aggregate.streams.RowIndexes());
+    }
+
+    static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs,
+                                      io.swapstream.aggregate.streams.RowIndexes indexes) {
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, StageConfig.asMap(config), windowNanos, emitIntervalMs);
+        AggregateTopology.build(b, StageConfig.asMap(config), windowNanos, emitIntervalMs, indexes);
         return b.build(config);
     }
 

@@ -228,13 +228,16 @@ abstract class StageCommand implements Callable<Integer> {
         @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
         String emit;
 
+        /** The tasks' row indexes, shared by the topology's processors and the query API. */
+        final io.swapstream.aggregate.streams.RowIndexes indexes = new io.swapstream.aggregate.streams.RowIndexes();
+
         String stage() { return StageConfig.AGGREGATE; }
 
         String defaultHttp() { return "127.0.0.1:8080"; }
 
         @Override
         void routes(StageHttp server, KafkaStreams streams) {
-            StatsApi api = new StatsApi(streams, advertised);
+            StatsApi api = new StatsApi(streams, indexes, advertised);
             server.route("/api/", api::answer);
             server.staticFiles("/swapstream-page");
         }
@@ -247,7 +250,7 @@ abstract class StageCommand implements Callable<Integer> {
 
         Topology topology(Properties config) {
             return Pipeline.aggregateTopology(config, Options.positiveDuration("--window", window),
-                    Options.positiveDuration("--emit-interval", emit) / 1_000_000);
+                    Options.positiveDuration("--emit-interval", emit) / 1_000_000, indexes);
         }
     }
 }

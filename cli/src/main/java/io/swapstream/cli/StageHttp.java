@@ -20,13 +20,26 @@ import org.apache.kafka.streams.KafkaStreams;
  */
 final class StageHttp implements AutoCloseable {
     /** A route's answer. */
-    record Response(int status, String contentType, byte[] body) {
+    record Response(int status, String contentType, byte[] body, String etag) {
+        Response(int status, String contentType, byte[] body) {
+            this(status, contentType, body, null);
+        }
+
         static Response json(int status, String json) {
-            return new Response(status, "application/json", json.getBytes(StandardCharsets.UTF_8));
+            return json(status, json.getBytes(StandardCharsets.UTF_8), null);
+        }
+
+        static Response json(int status, byte[] json, String etag) {
+            return new Response(status, "application/json", json, etag);
         }
 
         static Response text(int status, String text) {
             return new Response(status, "text/plain; charset=utf-8", (text + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** Nothing changed since the answer the client holds, tagged {@code etag}. */
+        static Response notModified(String etag) {
+            return new Response(304, "application/json", new byte[0], etag);
         }
     }
 
@@ -40,9 +53,12 @@ final class StageHttp implements AutoCloseable {
         }
     }
 
+    /** A request: its decoded path and query, and the ETag the client holds (If-None-Match), if any. */
+    record Request(String path, Map<String, String> query, String ifNoneMatch) {}
+
     @FunctionalInterface
     interface Route {
-        Response answer(String path, Map<String, String> query) throws Exception;
+        Response answer(Request request) throws Exception;
     }
 
     private final HttpServer server;
@@ -57,7 +73,7 @@ final class StageHttp implements AutoCloseable {
         String host = hostPort.substring(0, colon);
         int port = Integer.parseInt(hostPort.substring(colon + 1));
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
-        server.setExecutor(Executors.newFixedThreadPool(4, r -> {
+        server.setExecutor(Executors.newFixedThreadPool(8, r -> {
             Thread t = new Thread(r, "swapstream-http");
             t.setDaemon(true);
             return t;
@@ -88,11 +104,11 @@ final class StageHttp implements AutoCloseable {
 
     /** {@code /health}: 200 while Kafka Streams is RUNNING, else 503; {@code /metrics}: Prometheus text. */
     StageHttp standard(KafkaStreams streams, StageMetrics metrics) {
-        route("/health", (path, q) -> {
+        route("/health", request -> {
             KafkaStreams.State s = streams.state();
             return Response.json(s == KafkaStreams.State.RUNNING ? 200 : 503, "{\"state\":\"" + s + "\"}");
         });
-        route("/metrics", (path, q) -> new Response(200, "text/plain; version=0.0.4; charset=utf-8",
+        route("/metrics", request -> new Response(200, "text/plain; version=0.0.4; charset=utf-8",
                 metrics.scrape().getBytes(StandardCharsets.UTF_8)));
         return this;
     }
@@ -104,7 +120,8 @@ final class StageHttp implements AutoCloseable {
 
     /** Files under {@code resourceDir} on the class path, {@code /} being index.html. */
     StageHttp staticFiles(String resourceDir) {
-        return route("/", (path, q) -> {
+        return route("/", request -> {
+            String path = request.path();
             String name = path.equals("/") ? "index.html" : path.substring(1);
             if (name.contains("..") || name.contains("/")) throw new HttpProblem(404, "no such page: " + path);
             try (InputStream in = StageHttp.class.getResourceAsStream(resourceDir + "/" + name)) {
@@ -127,7 +144,7 @@ final class StageHttp implements AutoCloseable {
                 r = Response.text(405, "only GET");
             } else {
                 URI uri = exchange.getRequestURI();
-                r = route.answer(uri.getPath(), query(uri.getRawQuery()));
+                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("If-None-Match")));
             }
         } catch (HttpProblem e) {
             r = Response.json(e.status, "{\"error\":" + quote(e.getMessage()) + "}");
@@ -135,11 +152,17 @@ final class StageHttp implements AutoCloseable {
             r = Response.json(500, "{\"error\":" + quote(Swapstream.userMessage(e)) + "}");
         }
         exchange.getResponseHeaders().set("Content-Type", r.contentType());
-        exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        if (r.etag() != null) {
+            // the client asks again each time (no-cache), and a 304 tells it its copy holds
+            exchange.getResponseHeaders().set("ETag", r.etag());
+            exchange.getResponseHeaders().set("Cache-Control", "no-cache");
+        } else {
+            exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        }
         boolean head = exchange.getRequestMethod().equals("HEAD");
-        exchange.sendResponseHeaders(r.status(), head ? -1 : r.body().length);
+        exchange.sendResponseHeaders(r.status(), head || r.status() == 304 ? -1 : r.body().length);
         try (OutputStream out = exchange.getResponseBody()) {
-            if (!head) out.write(r.body());
+            if (!head && r.status() != 304) out.write(r.body());
         }
     }
 

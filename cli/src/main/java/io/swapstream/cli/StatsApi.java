@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.aggregate.streams.RowIndexes;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -34,47 +36,68 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * The aggregate's query API over its stores. A session's rows live with its partition, on one
- * instance: a request for a session goes to the instance Kafka Streams names as its owner; a
- * request over all sessions asks every instance for its own ({@code local=1}) and merges.
+ * The aggregate's query API. A session's rows live with its partition, on one instance: a request for
+ * a session goes to the instance Kafka Streams names as its owner; a request over all sessions asks
+ * every instance for its own top N ({@code local=1}) and merges. An instance answers a top N from its
+ * tasks' {@link RowIndexes}, not by a scan of its store, with an ETag from their version: a client that
+ * holds the answer gets a 304 until a row changes.
  */
 final class StatsApi {
     static final ObjectMapper JSON = new ObjectMapper();
     private final KafkaStreams streams;
+    private final RowIndexes indexes;
     private final String self;
+    /** Tells this instance's ETags from an earlier run's. */
+    private final String started = Long.toHexString(System.currentTimeMillis());
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    StatsApi(KafkaStreams streams, String self) {
+    StatsApi(KafkaStreams streams, RowIndexes indexes, String self) {
         this.streams = streams;
+        this.indexes = indexes;
         this.self = self;
     }
 
+    /** The route: a request's path and query, and the ETag the client holds. */
+    StageHttp.Response answer(StageHttp.Request request) throws Exception {
+        return answer(request.path(), request.query(), request.ifNoneMatch());
+    }
+
     StageHttp.Response answer(String path, Map<String, String> q) throws Exception {
+        return answer(path, q, null);
+    }
+
+    private StageHttp.Response answer(String path, Map<String, String> q, String ifNoneMatch) throws Exception {
         boolean local = q.containsKey("local");
         if (path.equals("/api/sessions")) {
-            return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q, null)));
+            return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q)));
         }
         if (path.equals("/api/threads")) {
             String session = q.get("session");
+            if (session != null && session.isEmpty()) throw new StageHttp.HttpProblem(400, "session: empty; leave it out for every session");
             String by = q.getOrDefault("by", "waitP99Nanos");
             if (!ThreadStatsFields.SORTABLE.contains(by)) {
                 throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + ThreadStatsFields.SORTABLE);
             }
             int top = integer(q, "top", 20);
             String window = q.getOrDefault("window", "none");
-            if (!List.of("none", "latest", "all").contains(window)) {
-                throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of none, latest, all");
+            RowIndex.Rows rows = switch (window) {
+                case "none" -> RowIndex.Rows.WHOLE;
+                case "latest" -> RowIndex.Rows.LATEST;
+                case "all" -> RowIndex.Rows.ALL;
+                default -> throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of none, latest, all");
+            };
+            boolean here = local || (session != null ? ownedHere(session) : alone());
+            if (here) {
+                // answered from this instance's rows alone: its version says whether anything changed
+                String etag = etag();
+                if (etag.equals(ifNoneMatch)) return StageHttp.Response.notModified(etag);
+                if (session != null && !indexes.hasSession(session) && !knownHere(session)) {
+                    throw new StageHttp.HttpProblem(404, "no session " + session);
+                }
+                return StageHttp.Response.json(200, localTop(by, top, session, rows), etag);
             }
-            ArrayNode rows;
-            if (local) {
-                rows = localThreads(session, window);
-            } else if (session != null) {
-                requireSession(session);
-                rows = owner(session, path, q);
-            } else {
-                rows = everywhere(path, q, null);
-            }
-            return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(rows, by, top)));
+            ArrayNode merged = session != null ? owner(session, path, q) : everywhere(path, q);
+            return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, top)));
         }
         if (path.startsWith("/api/threads/")) {
             String[] parts = path.substring("/api/threads/".length()).split("/");
@@ -87,7 +110,6 @@ final class StatsApi {
                 throw new StageHttp.HttpProblem(400, "TID: '" + parts[1] + "' is not a thread id");
             }
             if (!local) {
-                requireSession(session);
                 ArrayNode a = owner(session, path, q);
                 if (a.size() == 0) throw new StageHttp.HttpProblem(404, "thread " + tid + " has no statistics in session " + session);
                 return StageHttp.Response.json(200, JSON.writeValueAsString(a.get(0)));
@@ -100,23 +122,66 @@ final class StatsApi {
         throw new StageHttp.HttpProblem(404, "no such resource: " + path);
     }
 
+    /** A whole number of at least 1; a larger one than an int holds means "all". */
     private static int integer(Map<String, String> q, String name, int dflt) {
         String v = q.get(name);
         if (v == null) return dflt;
         try {
-            int n = Integer.parseInt(v);
+            long n = Long.parseLong(v);
             if (n < 1) throw new NumberFormatException();
-            return n;
+            return (int) Math.min(n, Integer.MAX_VALUE);
         } catch (NumberFormatException e) {
+            if (v.matches("[0-9]{19,}")) return Integer.MAX_VALUE;
             throw new StageHttp.HttpProblem(400, name + ": '" + v + "' is not a whole number of at least 1");
         }
     }
 
-    private void requireSession(String session) throws Exception {
-        for (JsonNode s : everywhere("/api/sessions", Map.of(), null)) {
-            if (s.path("session").asText().equals(session)) return;
+    /** The ETag of this instance's answers: its start and the version of its rows. */
+    private String etag() {
+        return "W/\"" + started + "-" + indexes.version() + "\"";
+    }
+
+    /** True when this is the only instance of the application: every row is here. */
+    private boolean alone() {
+        var all = streams.metadataForAllStreamsClients();
+        return all.isEmpty() || all.size() == 1 && self.equals(hostPort(all.iterator().next()));
+    }
+
+    private boolean ownedHere(String session) {
+        KeyQueryMetadata m = streams.queryMetadataForKey(AggregateTopology.STATS_STORE, session, new SessionPartitioner<>());
+        return m != null && m.activeHost() != null && self.equals(m.activeHost().host() + ":" + m.activeHost().port());
+    }
+
+    private static String hostPort(StreamsMetadata m) {
+        return m.hostInfo().host() + ":" + m.hostInfo().port();
+    }
+
+    /** True when this instance has the session's record (a session may have no row yet). */
+    private boolean knownHere(String session) {
+        return this.<TraceSession>store(AggregateTopology.SESSION_RECORDS_STORE).get(session) != null;
+    }
+
+    /** This instance's top rows as a JSON array: each row's JSON made once and kept until the row changes. */
+    private byte[] localTop(String by, int top, String session, RowIndex.Rows rows) {
+        List<RowIndex.Hit> hits = indexes.top(by, top, session, rows);
+        ReadOnlyKeyValueStore<String, ThreadStats> stats = hits.isEmpty() ? null : store(AggregateTopology.STATS_STORE);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256 + hits.size() * 1024);
+        out.write('[');
+        boolean first = true;
+        for (RowIndex.Hit h : hits) {
+            byte[] json = h.json();
+            if (json == null) {
+                ThreadStats row = stats.get(h.storeKey());
+                if (row == null) continue; // removed since it was selected
+                json = AvroJson.toJson(row).getBytes(StandardCharsets.UTF_8);
+                h.keepJson(json);
+            }
+            if (!first) out.write(',');
+            out.writeBytes(json);
+            first = false;
         }
-        throw new StageHttp.HttpProblem(404, "no session " + session);
+        out.write(']');
+        return out.toByteArray();
     }
 
     private static ArrayNode ranked(ArrayNode rows, String by, int top) {
@@ -151,13 +216,13 @@ final class StatsApi {
     }
 
     /** Every instance's own rows, merged. */
-    private ArrayNode everywhere(String path, Map<String, String> q, Void unused) throws Exception {
+    private ArrayNode everywhere(String path, Map<String, String> q) throws Exception {
         Map<String, String> lq = new HashMap<>(q);
         lq.put("local", "1");
         ArrayNode all = JSON.createArrayNode();
         boolean selfAsked = false;
         for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
-            String host = m.hostInfo().host() + ":" + m.hostInfo().port();
+            String host = hostPort(m);
             if (host.equals(self)) {
                 selfAsked = true;
                 all.addAll((ArrayNode) JSON.readTree(answer(path, lq).body()));
@@ -180,6 +245,7 @@ final class StatsApi {
                 .append(URLEncoder.encode(v, StandardCharsets.UTF_8)).append('&'));
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(uri.toString())).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 404) throw new StageHttp.HttpProblem(404, JSON.readTree(r.body()).path("error").asText("not found"));
         if (r.statusCode() != 200) {
             throw new StageHttp.HttpProblem(503, "instance " + host + " answered " + r.statusCode() + ": " + r.body().strip());
         }
@@ -233,29 +299,6 @@ final class StatsApi {
 
     private static String str(CharSequence c) {
         return c == null ? null : c.toString();
-    }
-
-    /** Whole-session rows (window none), each thread's latest window, or all kept windows. */
-    private ArrayNode localThreads(String session, String window) throws IOException {
-        ReadOnlyKeyValueStore<String, ThreadStats> stats = store(AggregateTopology.STATS_STORE);
-        ArrayNode out = JSON.createArrayNode();
-        Map<String, ThreadStats> latest = new HashMap<>();
-        try (KeyValueIterator<String, ThreadStats> it = session == null ? stats.all()
-                : stats.prefixScan(session + "/", new StringSerializer())) {
-            while (it.hasNext()) {
-                var kv = it.next();
-                boolean windowed = kv.key.contains("/w/");
-                if (window.equals("none") && !windowed) out.add(JSON.readTree(AvroJson.toJson(kv.value)));
-                else if (window.equals("all") && windowed) out.add(JSON.readTree(AvroJson.toJson(kv.value)));
-                else if (window.equals("latest") && windowed) {
-                    String k = kv.value.getSession() + "/" + kv.value.getThreadId();
-                    ThreadStats before = latest.get(k);
-                    if (before == null || before.getWindowStartNanos() < kv.value.getWindowStartNanos()) latest.put(k, kv.value);
-                }
-            }
-        }
-        for (ThreadStats t : latest.values()) out.add(JSON.readTree(AvroJson.toJson(t)));
-        return out;
     }
 
     /** One thread's whole-session row with its kept windows, oldest first; null when it has none. */

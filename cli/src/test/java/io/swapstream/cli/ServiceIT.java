@@ -188,8 +188,25 @@ class ServiceIT {
         assertTrue(thread.body().path("windows").size() > 0, "kept windows");
         for (JsonNode w : thread.body().path("windows")) assertEquals(tid, w.path("threadId").asInt());
         // bad requests: one line, and the right status
+        // the instance that holds a session tags its answer; a client holding it gets a 304 while no row changes
+        int tagged = 0;
+        for (StageProcess p : List.of(a, b)) {
+            URI uri = URI.create("http://" + p.http() + "/api/threads?top=5&session=" + enc(anySession));
+            HttpResponse<String> first = http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, first.statusCode());
+            var etag = first.headers().firstValue("ETag");
+            if (etag.isEmpty()) continue; // asked the owner for it
+            tagged++;
+            HttpResponse<String> again = http.send(HttpRequest.newBuilder(uri).header("If-None-Match", etag.get()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(304, again.statusCode(), "nothing changed since");
+            assertEquals("", again.body());
+        }
+        assertEquals(1, tagged, "one instance holds the session");
         assertEquals(400, get(a, "/api/threads?by=nonsense").status());
         assertEquals(400, get(a, "/api/threads?top=0").status());
+        assertEquals(400, get(a, "/api/threads?session=").status());
+        assertEquals(200, get(a, "/api/threads?top=99999999999999&by=priorityMin").status(), "any numeric field, any count");
         assertEquals(400, get(a, "/api/threads/" + enc(anySession) + "/x").status());
         assertEquals(404, get(a, "/api/threads?session=nobody").status());
         assertEquals(404, get(a, "/api/threads/" + enc(anySession) + "/999999").status());

@@ -41,6 +41,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     private static final Logger LOG = LoggerFactory.getLogger(AggregateProcessor.class);
     private final AggregateSettings settings;
     private final Deserializer<SwitchBatch> batches;
+    private final RowIndexes indexes;
     private ProcessorContext<String, ThreadStats> context;
     private AggregateStores stores;
     private KeyValueStore<String, TraceSession> sessionRecords;
@@ -52,9 +53,10 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     /** Sessions in this task's memory: a cache of what the stores hold as of the last record. */
     private final Map<String, OpenSession> open = new HashMap<>();
 
-    AggregateProcessor(AggregateSettings settings, Deserializer<SwitchBatch> batches) {
+    AggregateProcessor(AggregateSettings settings, Deserializer<SwitchBatch> batches, RowIndexes indexes) {
         this.settings = settings;
         this.batches = batches;
+        this.indexes = indexes;
     }
 
     @Override
@@ -63,7 +65,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         this.stores = AggregateStores.of(context);
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.metrics = new AggregateMetrics(context);
-        this.rows = new RowEmitter(context, settings, metrics);
+        this.rows = new RowEmitter(context, settings, metrics, indexes);
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
         context.schedule(Duration.ofMillis(settings.emitIntervalMs()), PunctuationType.WALL_CLOCK_TIME,
@@ -74,6 +76,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     @Override
     public void close() {
         open.clear();
+        if (rows != null) rows.close();
         if (metrics != null) metrics.close();
         if (inputs != null) inputs.close();
     }

@@ -82,6 +82,11 @@ public final class AggregateTopology {
      * @param emitIntervalMs how often changed whole-session statistics are emitted before a session ends
      */
     public static void build(StreamsBuilder builder, Map<String, ?> config, long windowNanos, long emitIntervalMs) {
+        build(builder, config, windowNanos, emitIntervalMs, new RowIndexes());
+    }
+
+    /** @param indexes where the tasks of this instance keep their row indexes, for the query API */
+    public static void build(StreamsBuilder builder, Map<String, ?> config, long windowNanos, long emitIntervalMs, RowIndexes indexes) {
         AggregateSettings settings = AggregateSettings.from(config, windowNanos, emitIntervalMs);
         RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
         AggregateStores.addTo(builder, serdes, config);
@@ -91,7 +96,7 @@ public final class AggregateTopology {
         KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
                 Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
         batches.merge(sessions)
-                .process(() -> new AggregateProcessor(settings, SwitchBatchSerde.forConfig(config).deserializer()),
+                .process(() -> new AggregateProcessor(settings, SwitchBatchSerde.forConfig(config).deserializer(), indexes),
                         Named.as("aggregate"), SESSIONS_STORE, ACCUMULATORS_STORE, REDO_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
                 .to(settings.statsTopic(), Produced.with(Serdes.String(), serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
     }

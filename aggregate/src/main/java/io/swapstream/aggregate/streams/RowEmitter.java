@@ -1,5 +1,6 @@
 package io.swapstream.aggregate.streams;
 
+import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.decode.streams.StateStores;
@@ -24,13 +25,32 @@ final class RowEmitter {
     private final KeyValueStore<String, ThreadInfo> labels;
     private final AggregateSettings settings;
     private final AggregateMetrics metrics;
+    private final RowIndexes indexes;
+    private final String task;
+    private final RowIndex index;
 
-    RowEmitter(ProcessorContext<String, ThreadStats> context, AggregateSettings settings, AggregateMetrics metrics) {
+    RowEmitter(ProcessorContext<String, ThreadStats> context, AggregateSettings settings, AggregateMetrics metrics, RowIndexes indexes) {
         this.context = context;
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
         this.labels = context.getStateStore(AggregateTopology.THREADS_STORE);
         this.settings = settings;
         this.metrics = metrics;
+        this.indexes = indexes;
+        this.task = context.taskId().toString();
+        this.index = indexes.open(task);
+        // the store's rows as restored: once per task start
+        try (KeyValueIterator<String, ThreadStats> it = latest.all()) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                boolean window = kv.key.startsWith(kv.value.getSession() + "/w/");
+                index.put(kv.key, kv.value, window ? kv.value.getWindowStartNanos() : null);
+            }
+        }
+    }
+
+    /** The task leaves this instance (or stops): its rows are no longer answered here. */
+    void close() {
+        indexes.close(task, index);
     }
 
     /** One row: a window's ({@code windowStart} given) or the whole session's (null: first to last switch). */
@@ -42,7 +62,9 @@ final class RowEmitter {
         String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
         ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
-        latest.put(windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid), stats);
+        String storeKey = windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid);
+        latest.put(storeKey, stats);
+        index.put(storeKey, stats, windowStart);
         metrics.statsOut.record();
         context.forward(new Record<>(key, stats, o.timestamp));
     }
@@ -63,7 +85,10 @@ final class RowEmitter {
         try (KeyValueIterator<String, ThreadStats> it = latest.prefixScan(prefix, new StringSerializer())) {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
-        keys.forEach(k -> StateStores.remove(latest, k));
+        for (String k : keys) {
+            StateStores.remove(latest, k);
+            index.remove(k);
+        }
         return keys.size();
     }
 
