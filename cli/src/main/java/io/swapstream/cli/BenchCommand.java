@@ -58,6 +58,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--switches", defaultValue = "4960000", paramLabel = "N", description = "switches of the generated trace")
     long switches;
 
+    @Option(names = "--queries", description = "after the rounds, also ask the query API for the top 25 threads, from 1 and"
+            + " from 32 clients at once: requests/s, median and 99th percentile")
+    boolean queries;
+
     @Option(names = "--rounds", defaultValue = "2", paramLabel = "N",
             description = "measure everything N times in this JVM, the pipeline's rounds as one more session each through one running pipeline:"
                     + " the first round includes the JIT compiling the broker, the clients and the stages")
@@ -103,6 +107,8 @@ final class BenchCommand implements Callable<Integer> {
                 // one pipeline for all rounds, as a service runs: each round is one more session through it
                 long started = System.nanoTime();
                 double startSecs;
+                List<QueryLoad.Figures> asked = List.of();
+                int rowsIndexed = 0;
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
                         60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
@@ -112,11 +118,19 @@ final class BenchCommand implements Callable<Integer> {
                         err.printf("bench: pipeline round %d done%n", r + 1);
                         err.flush();
                     }
+                    if (queries) {
+                        asked = QueryLoad.measure(pipeline, "/api/threads?top=25");
+                        rowsIndexed = pipeline.indexes.rows();
+                    }
                 }
                 Pipeline.Times p = runs.get(rounds - 1);
                 Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
                 Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
                 print(out, trace, bytes, offline, startSecs, runs, raw, batches);
+                for (QueryLoad.Figures q : asked) {
+                    out.printf("queries: %s, %2d client(s): %6d requests, %5d failed, %8.0f requests/s, median %.2f ms, p99 %.2f ms (%d rows in the"
+                            + " aggregate's index)%n", q.path(), q.clients(), q.requests(), q.failed(), q.perSecond(), q.p50Ms(), q.p99Ms(), rowsIndexed);
+                }
             }
         } finally {
             Directories.deleteTree(work);

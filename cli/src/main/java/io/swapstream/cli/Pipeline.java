@@ -32,10 +32,13 @@ import org.apache.kafka.streams.Topology;
 final class Pipeline implements AutoCloseable {
     final KafkaStreams decode;
     final KafkaStreams aggregate;
+    /** The aggregate's row indexes, for a query API over it. */
+    final io.swapstream.aggregate.streams.RowIndexes indexes;
 
-    Pipeline(KafkaStreams decode, KafkaStreams aggregate) {
+    Pipeline(KafkaStreams decode, KafkaStreams aggregate, io.swapstream.aggregate.streams.RowIndexes indexes) {
         this.decode = decode;
         this.aggregate = aggregate;
+        this.indexes = indexes;
     }
 
     static Topology decodeTopology(Properties config) {
@@ -67,7 +70,8 @@ final class Pipeline implements AutoCloseable {
         Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix,
                 replication, overrides);
         Topology decodeTopology = decodeTopology(d);
-        Topology aggregateTopology = aggregateTopology(a, windowNanos, emitIntervalMs);
+        var indexes = new io.swapstream.aggregate.streams.RowIndexes();
+        Topology aggregateTopology = aggregateTopology(a, windowNanos, emitIntervalMs, indexes);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             StageConfig.createChangelogs(admin, decodeTopology, d, partitions);
             StageConfig.createChangelogs(admin, aggregateTopology, a, partitions);
@@ -76,7 +80,7 @@ final class Pipeline implements AutoCloseable {
         KafkaStreams aggregate = new KafkaStreams(aggregateTopology, a);
         decode.start();
         aggregate.start();
-        return new Pipeline(decode, aggregate);
+        return new Pipeline(decode, aggregate, indexes);
     }
 
     /**

@@ -46,6 +46,16 @@ abstract class StageCommand implements Callable<Integer> {
                     + " address, with this machine's name when it binds every interface")
     String httpAdvertised;
 
+    @Option(names = "--http-tls", paramLabel = "KEYSTORE",
+            description = "serve HTTPS with the key and certificate of this PKCS12 (or .jks) key store, its password in"
+                    + " $SWAPSTREAM_HTTP_TLS_PASSWORD; instances of one application trust its certificates when they ask each other")
+    Path httpTls;
+
+    @Option(names = "--http-users", paramLabel = "FILE",
+            description = "ask for a user of this file (basic authentication) on every route but /health; a line per user,"
+                    + " as swapstream http-user prints it")
+    Path httpUsers;
+
     @Option(names = "--instance-id", paramLabel = "ID",
             description = "this instance's lasting id in the stage's consumer group (static membership): restarted with the"
                     + " same id, it takes its partitions back at once, without waiting for the group's session timeout."
@@ -84,9 +94,11 @@ abstract class StageCommand implements Callable<Integer> {
         if (httpAdvertised != null) Options.hostPort("--http-advertised", httpAdvertised);
         kafka.validate(true);
         String bootstrap = kafka.connect();
+        HttpTls tls = httpTls == null ? null : HttpTls.load(httpTls);
+        HttpUsers users = httpUsers == null ? null : HttpUsers.read(httpUsers);
         StageHttp server;
         try {
-            server = StageHttp.bind(httpAddress);
+            server = StageHttp.bind(httpAddress, tls, users);
         } catch (java.io.IOException e) {
             throw new UserInputException("--http " + httpAddress + ": cannot listen there (" + e.getMessage() + ")");
         }
@@ -148,7 +160,9 @@ abstract class StageCommand implements Callable<Integer> {
             server.standard(streams, metrics);
             routes(server, streams);
             server.start();
-            err.printf("swapstream %s: HTTP on http://%s/ (/health, /metrics)%n", stage(), server.address());
+            err.printf("swapstream %s: HTTP on %s://%s/ (/health, /metrics)%n", stage(), server.scheme(), server.address());
+            String exposure = server.exposure();
+            if (exposure != null) err.printf("swapstream %s: warning: HTTP on %s is beyond loopback: %s%n", stage(), httpAddress, exposure);
             err.flush();
             streams.start();
             try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, stage()))) {
@@ -237,7 +251,7 @@ abstract class StageCommand implements Callable<Integer> {
 
         @Override
         void routes(StageHttp server, KafkaStreams streams) {
-            StatsApi api = new StatsApi(streams, indexes, advertised);
+            StatsApi api = new StatsApi(streams, indexes, advertised, server.scheme(), server.tls());
             server.route("/api/", api::answer);
             server.staticFiles("/swapstream-page");
         }

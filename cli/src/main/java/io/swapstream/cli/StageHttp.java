@@ -2,6 +2,8 @@ package io.swapstream.cli;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -54,31 +56,80 @@ final class StageHttp implements AutoCloseable {
     }
 
     /** A request: its decoded path and query, and the ETag the client holds (If-None-Match), if any. */
-    record Request(String path, Map<String, String> query, String ifNoneMatch) {}
+    record Request(String path, Map<String, String> query, String ifNoneMatch, String authorization) {
+        Request(String path, Map<String, String> query) {
+            this(path, query, null, null);
+        }
+    }
 
     @FunctionalInterface
     interface Route {
         Response answer(Request request) throws Exception;
     }
 
-    private final HttpServer server;
-
-    private StageHttp(HttpServer server) {
-        this.server = server;
+    static {
+        // without TCP_NODELAY a kept-alive connection's answer waits for the client's delayed ACK: 40 ms a request
+        // (measured by bench --queries); read once, when the JDK's server is first used
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 
-    /** Binds now (port 0: any free port), so that the address is known before Kafka Streams starts. */
+    private final HttpServer server;
+    private final HttpTls tls;
+    private final HttpUsers users;
+
+    private StageHttp(HttpServer server, HttpTls tls, HttpUsers users) {
+        this.server = server;
+        this.tls = tls;
+        this.users = users;
+    }
+
+    /** Binds now (port 0: any free port), so that the address is known before Kafka Streams starts; plain HTTP, open to all. */
     static StageHttp bind(String hostPort) throws IOException {
+        return bind(hostPort, null, null);
+    }
+
+    /**
+     * Binds now, serving HTTPS when {@code tls} is given, and asking for a user of {@code users} (basic
+     * authentication) on every route but {@code /health} when given.
+     */
+    static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users) throws IOException {
         int colon = hostPort.lastIndexOf(':');
         String host = hostPort.substring(0, colon);
         int port = Integer.parseInt(hostPort.substring(colon + 1));
-        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        HttpServer server;
+        if (tls != null) {
+            HttpsServer https = HttpsServer.create(address, 64);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls.server()));
+            server = https;
+        } else {
+            server = HttpServer.create(address, 64);
+        }
         server.setExecutor(Executors.newFixedThreadPool(8, r -> {
             Thread t = new Thread(r, "swapstream-http");
             t.setDaemon(true);
             return t;
         }));
-        return new StageHttp(server);
+        return new StageHttp(server, tls, users);
+    }
+
+    /** What is exposed, bound beyond loopback: null when bound to loopback, or with both TLS and users. */
+    String exposure() {
+        var a = server.getAddress().getAddress();
+        if (a == null || a.isLoopbackAddress()) return null;
+        if (tls == null && users == null) return "anyone who reaches it reads it, in clear (--http-tls, --http-users)";
+        if (tls == null) return "its passwords cross the network in clear (--http-tls)";
+        if (users == null) return "anyone who reaches it reads it (--http-users)";
+        return null;
+    }
+
+    String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /** The TLS settings, for requests to other instances; null for plain HTTP. */
+    HttpTls tls() {
+        return tls;
     }
 
     /**
@@ -114,7 +165,9 @@ final class StageHttp implements AutoCloseable {
     }
 
     StageHttp route(String prefix, Route route) {
-        server.createContext(prefix, exchange -> handle(exchange, route));
+        var context = server.createContext(prefix, exchange -> handle(exchange, route));
+        // /health says only whether the stage runs: probes need no password
+        if (users != null && !prefix.equals("/health")) context.setAuthenticator(users);
         return this;
     }
 
@@ -144,7 +197,8 @@ final class StageHttp implements AutoCloseable {
                 r = Response.text(405, "only GET");
             } else {
                 URI uri = exchange.getRequestURI();
-                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("If-None-Match")));
+                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("If-None-Match"),
+                        exchange.getRequestHeaders().getFirst("Authorization")));
             }
         } catch (HttpProblem e) {
             r = Response.json(e.status, "{\"error\":" + quote(e.getMessage()) + "}");

@@ -49,27 +49,34 @@ final class StatsApi {
     private final String self;
     /** Tells this instance's ETags from an earlier run's. */
     private final String started = Long.toHexString(System.currentTimeMillis());
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String scheme;
+    private final HttpClient http;
 
     StatsApi(KafkaStreams streams, RowIndexes indexes, String self) {
+        this(streams, indexes, self, "http", null);
+    }
+
+    /** @param tls the stage's TLS settings (its peers are asked over HTTPS, trusting its key store), or null */
+    StatsApi(KafkaStreams streams, RowIndexes indexes, String self, String scheme, HttpTls tls) {
         this.streams = streams;
         this.indexes = indexes;
+        this.scheme = scheme;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+        if (tls != null) b.sslContext(tls.client());
+        this.http = b.build();
         this.self = self;
     }
 
     /** The route: a request's path and query, and the ETag the client holds. */
     StageHttp.Response answer(StageHttp.Request request) throws Exception {
-        return answer(request.path(), request.query(), request.ifNoneMatch());
+        return answer(request.path(), request.query(), request.ifNoneMatch(), request.authorization());
     }
 
-    StageHttp.Response answer(String path, Map<String, String> q) throws Exception {
-        return answer(path, q, null);
-    }
-
-    private StageHttp.Response answer(String path, Map<String, String> q, String ifNoneMatch) throws Exception {
+    /** @param authorization the client's credentials, passed on to the instances asked in turn */
+    private StageHttp.Response answer(String path, Map<String, String> q, String ifNoneMatch, String authorization) throws Exception {
         boolean local = q.containsKey("local");
         if (path.equals("/api/sessions")) {
-            return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q)));
+            return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q, authorization)));
         }
         if (path.equals("/api/threads")) {
             String session = q.get("session");
@@ -96,7 +103,7 @@ final class StatsApi {
                 }
                 return StageHttp.Response.json(200, localTop(by, top, session, rows), etag);
             }
-            ArrayNode merged = session != null ? owner(session, path, q) : everywhere(path, q);
+            ArrayNode merged = session != null ? owner(session, path, q, authorization) : everywhere(path, q, authorization);
             return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, top)));
         }
         if (path.startsWith("/api/threads/")) {
@@ -110,7 +117,7 @@ final class StatsApi {
                 throw new StageHttp.HttpProblem(400, "TID: '" + parts[1] + "' is not a thread id");
             }
             if (!local) {
-                ArrayNode a = owner(session, path, q);
+                ArrayNode a = owner(session, path, q, authorization);
                 if (a.size() == 0) throw new StageHttp.HttpProblem(404, "thread " + tid + " has no statistics in session " + session);
                 return StageHttp.Response.json(200, JSON.writeValueAsString(a.get(0)));
             }
@@ -196,7 +203,7 @@ final class StatsApi {
     }
 
     /** The answer of the instance that holds {@code session}: this one, or the owner over HTTP. */
-    private ArrayNode owner(String session, String path, Map<String, String> q) throws Exception {
+    private ArrayNode owner(String session, String path, Map<String, String> q, String authorization) throws Exception {
         KeyQueryMetadata m = streams.queryMetadataForKey(AggregateTopology.STATS_STORE, session, new SessionPartitioner<>());
         if (m == null || m.activeHost() == null || m.activeHost().port() < 0) {
             throw new StageHttp.HttpProblem(503, "no instance holds session " + session + " right now (rebalancing): ask again");
@@ -206,17 +213,17 @@ final class StatsApi {
         lq.put("local", "1");
         if (host.equals(self)) {
             ArrayNode a = JSON.createArrayNode();
-            StageHttp.Response r = answer(path, lq);
+            StageHttp.Response r = answer(path, lq, null, authorization);
             JsonNode n = JSON.readTree(r.body());
             if (n.isArray()) a.addAll((ArrayNode) n);
             else a.add(n);
             return a;
         }
-        return remote(host, path, lq);
+        return remote(host, path, lq, authorization);
     }
 
     /** Every instance's own rows, merged. */
-    private ArrayNode everywhere(String path, Map<String, String> q) throws Exception {
+    private ArrayNode everywhere(String path, Map<String, String> q, String authorization) throws Exception {
         Map<String, String> lq = new HashMap<>(q);
         lq.put("local", "1");
         ArrayNode all = JSON.createArrayNode();
@@ -225,17 +232,17 @@ final class StatsApi {
             String host = hostPort(m);
             if (host.equals(self)) {
                 selfAsked = true;
-                all.addAll((ArrayNode) JSON.readTree(answer(path, lq).body()));
+                all.addAll((ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body()));
             } else {
-                all.addAll(remote(host, path, lq));
+                all.addAll(remote(host, path, lq, authorization));
             }
         }
-        if (!selfAsked) all.addAll((ArrayNode) JSON.readTree(answer(path, lq).body()));
+        if (!selfAsked) all.addAll((ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body()));
         return all;
     }
 
-    private ArrayNode remote(String host, String path, Map<String, String> q) throws IOException, InterruptedException {
-        StringBuilder uri = new StringBuilder("http://").append(host);
+    private ArrayNode remote(String host, String path, Map<String, String> q, String authorization) throws IOException, InterruptedException {
+        StringBuilder uri = new StringBuilder(scheme).append("://").append(host);
         // the path came decoded: a session id holds spaces
         for (String segment : path.substring(1).split("/", -1)) {
             uri.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
@@ -243,8 +250,9 @@ final class StatsApi {
         uri.append('?');
         q.forEach((k, v) -> uri.append(URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=')
                 .append(URLEncoder.encode(v, StandardCharsets.UTF_8)).append('&'));
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(uri.toString())).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri.toString())).timeout(Duration.ofSeconds(10));
+        if (authorization != null) request.header("Authorization", authorization);
+        HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() == 404) throw new StageHttp.HttpProblem(404, JSON.readTree(r.body()).path("error").asText("not found"));
         if (r.statusCode() != 200) {
             throw new StageHttp.HttpProblem(503, "instance " + host + " answered " + r.statusCode() + ": " + r.body().strip());
