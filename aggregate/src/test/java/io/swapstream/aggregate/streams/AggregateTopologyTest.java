@@ -19,6 +19,8 @@ import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import io.swapstream.aggregate.RowIndex;
+import io.swapstream.aggregate.ThreadStatsFields;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,12 +41,17 @@ class AggregateTopologyTest {
 
     /** The aggregate topology on the test driver, its state in {@code stateDir} under the test's folder. */
     private TopologyTestDriver driver(String stateDir, Map<String, String> config, long windowNanos, long emitIntervalMs) {
+        return driver(stateDir, config, windowNanos, emitIntervalMs, new RowIndexes());
+    }
+
+    private TopologyTestDriver driver(String stateDir, Map<String, String> config, long windowNanos, long emitIntervalMs,
+                                      RowIndexes indexes) {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "aggregate-test");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(stateDir).toString());
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, config, windowNanos, emitIntervalMs);
+        AggregateTopology.build(b, config, windowNanos, emitIntervalMs, indexes);
         return new TopologyTestDriver(b.build(), p);
     }
 
@@ -208,6 +215,60 @@ class AggregateTopologyTest {
             assertFalse(driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).all().hasNext(), "no progress is left");
             assertEquals(2.0, taskMetric(driver, StageSensors.SESSIONS_FORGOTTEN + "-total"), "counted in the task's own metric");
         }
+    }
+
+    /**
+     * Several sessions' rows through the stage's own code: the index it keeps as it emits answers every top N
+     * as a full sort of its stats store does, for several fields and each kind of rows.
+     */
+    @Test
+    void theRowIndexAnswersAsAFullSortOfTheStatsStore() throws Exception {
+        Path f = dir.resolve("q.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(4000).withMode("cswitch"), 0x28);
+        Path g = dir.resolve("r.etl");
+        TraceGenerator.generate(g, GeneratorOptions.defaults().withSwitches(3000).withSeed(5), 0x28);
+        Map<String, String> config = Map.of(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, "3");
+        List<String> sessions = new ArrayList<>();
+        RowIndexes indexes = new RowIndexes();
+        try (TopologyTestDriver driver = driver("state-index", config, 50_000_000L, 60_000, indexes)) {
+            var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+            for (int i = 0; i < 3; i++) sessions.add(feed(i % 2 == 0 ? f : g, "host" + i, batchesIn, sessionsIn));
+            Map<String, ThreadStats> store = new HashMap<>();
+            driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().forEachRemaining(kv -> store.put((String) kv.key, (ThreadStats) kv.value));
+            assertEquals(store.size(), indexes.rows(), "every row of the store indexed");
+            for (String by : List.of("waitP99Nanos", "readySumNanos", "switchInCount", "priorityMax")) {
+                for (RowIndex.Rows kind : RowIndex.Rows.values()) {
+                    for (String session : new String[] {null, sessions.get(1)}) {
+                        List<String> expected = fullSort(store, by, session, kind).stream().limit(25).toList();
+                        List<String> got = indexes.top(by, 25, session, kind).stream().map(RowIndex.Hit::storeKey).toList();
+                        assertFalse(expected.isEmpty(), by + " " + kind + " " + session);
+                        assertEquals(expected, got, by + " " + kind + " " + session);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The stats store's keys in top-N order, by brute force. */
+    static List<String> fullSort(Map<String, ThreadStats> store, String by, String session, RowIndex.Rows kind) {
+        Map<String, Map.Entry<String, ThreadStats>> latest = new HashMap<>();
+        List<Map.Entry<String, ThreadStats>> rows = new ArrayList<>();
+        for (Map.Entry<String, ThreadStats> e : store.entrySet()) {
+            ThreadStats t = e.getValue();
+            if (session != null && !t.getSession().toString().equals(session)) continue;
+            boolean window = e.getKey().startsWith(t.getSession() + "/w/");
+            if (kind == RowIndex.Rows.WHOLE && !window || kind == RowIndex.Rows.ALL && window) rows.add(e);
+            if (kind == RowIndex.Rows.LATEST && window) {
+                latest.merge(t.getSession() + "/" + t.getThreadId(), e,
+                        (a, b) -> a.getValue().getWindowStartNanos() >= b.getValue().getWindowStartNanos() ? a : b);
+            }
+        }
+        rows.addAll(latest.values());
+        rows.sort(java.util.Comparator.comparingDouble((Map.Entry<String, ThreadStats> e) -> -ThreadStatsFields.sortValue(e.getValue(), by))
+                .thenComparing(e -> e.getValue().getSession().toString()).thenComparingInt(e -> e.getValue().getThreadId())
+                .thenComparingLong(e -> e.getKey().startsWith(e.getValue().getSession() + "/w/") ? e.getValue().getWindowStartNanos() : Long.MIN_VALUE));
+        return rows.stream().map(Map.Entry::getKey).toList();
     }
 
     /** The value of the stage's metric {@code name} for the driver's one task. */
