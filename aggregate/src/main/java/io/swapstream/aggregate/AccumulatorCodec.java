@@ -9,14 +9,15 @@ import java.nio.ByteBuffer;
 
 /**
  * ThreadStatsAccumulator to bytes and back, for state stores (the sketches in DDSketch's own
- * encoding). Ready time is a section at the end, so accumulators stored before it existed still read.
+ * encoding, more compact than its protobuf form the rows carry). One format: nothing released holds another.
  */
 public final class AccumulatorCodec {
     private AccumulatorCodec() {}
 
     /** A flush encodes thousands of accumulators in a row: two scratch outputs per thread, not two arrays per accumulator. */
     private static final ThreadLocal<GrowingByteArrayOutput[]> SCRATCH = ThreadLocal.withInitial(() -> new GrowingByteArrayOutput[] {
-            GrowingByteArrayOutput.withInitialCapacity(4096), GrowingByteArrayOutput.withInitialCapacity(4096)});
+            GrowingByteArrayOutput.withInitialCapacity(4096), GrowingByteArrayOutput.withInitialCapacity(4096),
+            GrowingByteArrayOutput.withInitialCapacity(4096)});
 
     /** {@code s} in DDSketch's own encoding, in {@code out} (empty for none). */
     private static GrowingByteArrayOutput sketch(DDSketch s, GrowingByteArrayOutput out) {
@@ -45,12 +46,13 @@ public final class AccumulatorCodec {
         GrowingByteArrayOutput[] scratch = SCRATCH.get();
         GrowingByteArrayOutput waits = sketch(a.waits, scratch[0]);
         GrowingByteArrayOutput readies = sketch(a.readies, scratch[1]);
+        GrowingByteArrayOutput runs = sketch(a.runs, scratch[2]);
         int readiers = a.readiers == null ? 0 : a.readiers.size();
         int reasons = 0;
         for (long r : a.waitReasons) if (r != 0) reasons++;
         int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
         ByteBuffer b = ByteBuffer.allocate(8 * 19 + 4 * 2 + 4 + 12 * reasons + 8 * 32 + 4 + 8 * pmc + 4 + waits.numWrittenBytes()
-                + 8 * 3 + 4 + readies.numWrittenBytes() + 4 + 12 * readiers);
+                + 8 * 3 + 4 + readies.numWrittenBytes() + 4 + 12 * readiers + 4 + runs.numWrittenBytes());
         b.putLong(a.firstNanos).putLong(a.lastNanos).putLong(a.switchIn).putLong(a.switchOut).putLong(a.voluntary)
                 .putLong(a.involuntary).putLong(a.waitReasonBitMap).putLong(a.waitCount).putLong(a.waitSum)
                 .putLong(a.waitMin).putLong(a.waitMax).putLong(a.ticksCount).putLong(a.ticksSum).putLong(a.ticksMax)
@@ -70,6 +72,7 @@ public final class AccumulatorCodec {
                 b.putInt(e.getIntKey()).putLong(e.getLongValue());
             }
         }
+        b.putInt(runs.numWrittenBytes()).put(runs.backingArray(), 0, runs.numWrittenBytes());
         if (b.hasRemaining()) throw new IllegalStateException("accumulator encoding sized wrong: " + b.remaining() + " bytes left");
         return b.array();
     }
@@ -107,7 +110,6 @@ public final class AccumulatorCodec {
             for (int i = 0; i < pmc; i++) a.pmcDeltas[i] = b.getLong();
         }
         a.waits = sketch(b, b.getInt());
-        if (!b.hasRemaining()) return a; // stored before ready time existed
         a.readyCount = b.getLong();
         a.readySum = b.getLong();
         a.readyMax = b.getLong();
@@ -118,6 +120,8 @@ public final class AccumulatorCodec {
             a.readiers = new it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap(readiers);
             for (int i = 0; i < readiers; i++) a.readiers.put(b.getInt(), b.getLong());
         }
+        int runs = b.getInt();
+        if (runs > 0) a.runs = sketch(b, runs);
         return a;
     }
 }

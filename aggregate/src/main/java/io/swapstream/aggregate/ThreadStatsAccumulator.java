@@ -39,6 +39,8 @@ public final class ThreadStatsAccumulator {
     long runCount;
     long runSum;
     long runMax = Long.MIN_VALUE;
+    /** Made at the first run slice: the rows carry it for the fleet's roll-ups. */
+    DDSketch runs;
     long priorityCount;
     long prioritySum;
     int priorityMin = Integer.MAX_VALUE;
@@ -125,6 +127,8 @@ public final class ThreadStatsAccumulator {
             runCount++;
             runSum += runNanos;
             if (runNanos > runMax) runMax = runNanos;
+            if (runs == null) runs = newSketch();
+            add(runs, runNanos);
         }
         if (priority != Integer.MIN_VALUE) {
             int p = priority;
@@ -179,6 +183,10 @@ public final class ThreadStatsAccumulator {
         runCount += o.runCount;
         runSum += o.runSum;
         runMax = Math.max(runMax, o.runMax);
+        if (o.runs != null) {
+            if (runs == null) runs = newSketch();
+            runs.mergeWith(o.runs);
+        }
         priorityCount += o.priorityCount;
         prioritySum += o.prioritySum;
         priorityMin = Math.min(priorityMin, o.priorityMin);
@@ -301,6 +309,9 @@ public final class ThreadStatsAccumulator {
         s.setReadyP99Nanos(ready[2]);
         s.setTopReadiers(topReadiers());
         s.setFinal$(isFinal);
+        s.setWaitSketch(waitCount > 0 ? SketchBytes.of(waits) : null);
+        s.setReadySketch(readyCount > 0 ? SketchBytes.of(readies) : null);
+        s.setRunSketch(runCount > 0 ? SketchBytes.of(runs) : null);
         return s;
     }
 }

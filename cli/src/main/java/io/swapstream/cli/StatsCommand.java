@@ -2,59 +2,115 @@ package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.aggregate.fleet.FleetGroup;
+import io.swapstream.aggregate.fleet.FleetRollup;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
-@Command(name = "stats", description = "Per-thread ThreadStats of a .etl file, whole-session or per tumbling window (no Kafka).")
+@Command(name = "stats", description = "Per-thread ThreadStats of .etl files, whole-session or per tumbling window; with --group, the"
+        + " fleet roll-ups per process name or per host over the files, one host each (no Kafka).")
 final class StatsCommand implements Callable<Integer> {
     enum Format { jsonl, table }
 
+    enum Group { thread, process, host }
+
     @Spec CommandSpec spec;
 
-    @Parameters(paramLabel = "FILE.etl", description = "the trace") Path file;
+    @Parameters(paramLabel = "FILE.etl", arity = "1..*", description = "the traces, one host each") List<Path> files;
 
-    @Option(names = "--window", paramLabel = "DURATION", description = "tumbling window, e.g. 60s; without it, one whole-session row per thread")
+    @Option(names = "--window", paramLabel = "DURATION", description = "tumbling window, e.g. 60s; without it, one whole-session row per"
+            + " thread (--group process and host roll up windows: 60s unless given)")
     String window;
+
+    @Option(names = "--group", defaultValue = "thread", paramLabel = "GROUP", description = "${COMPLETION-CANDIDATES}: rows per thread,"
+            + " or rolled up per process name or per host across the files")
+    Group group;
 
     @Option(names = "--format", defaultValue = "jsonl", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES}") Format format;
 
     @Option(names = "--top", paramLabel = "N", description = "only the first N rows by --by (the table shows every row without it)")
     Integer top;
 
-    @Option(names = "--by", defaultValue = "waitP99Nanos", paramLabel = "FIELD", description = "the field --top and the table sort on, highest first")
+    @Option(names = "--by", paramLabel = "FIELD", description = "the numeric field --top and the table sort on, highest first;"
+            + " default waitP99Nanos (readyP99Nanos with --group)")
     String by;
 
-    @Option(names = "--host", paramLabel = "HOST", description = "host the trace came from; default: the file name without extension") String host;
+    @Option(names = "--host", paramLabel = "HOST or NAME=FILE", description = "host a trace came from: NAME=FILE for one of the files,"
+            + " or HOST for the only one; default: each file's name without extension")
+    List<String> hosts = new ArrayList<>();
 
     @Option(names = "--max-wait-reason", paramLabel = "N", description = "override MaximumWaitReason (e.g. 0x28); default: by the trace's OS build")
     String maxWaitReason;
 
     @Override
     public Integer call() throws Exception {
-        long windowNanos = window == null ? 0 : Options.positiveDuration("--window", window);
+        long windowNanos = window == null ? (group == Group.thread ? 0 : 60_000_000_000L) : Options.positiveDuration("--window", window);
         if (top != null) Options.atLeast("--top", top, 1);
-        if (!ThreadStatsFields.SORTABLE.contains(by)) {
-            throw new UserInputException("--by: cannot sort by '" + by + "'; one of " + ThreadStatsFields.SORTABLE);
-        }
+        String field = by != null ? by : group == Group.thread ? "waitP99Nanos" : "readyP99Nanos";
+        List<String> sortable = switch (group) {
+            case thread -> ThreadStatsFields.SORTABLE;
+            case process -> FleetTable.sortable(ProcessStats.SCHEMA$);
+            case host -> FleetTable.sortable(HostStats.SCHEMA$);
+        };
+        if (!sortable.contains(field)) throw new UserInputException("--by: cannot sort by '" + field + "'; one of " + sortable);
         Integer override = Options.maxWaitReason(maxWaitReason);
-        Options.traceFiles(List.of(file));
-        SessionStatistics stats = new SessionStatistics(windowNanos);
-        SessionDecoder d = SessionDecoder.decodeBatches(file, Options.host(host, file), override, stats::accept, null);
-        List<ThreadStats> rows = windowNanos > 0 ? stats.windowed() : stats.wholeSession();
-        if (top != null || format == Format.table) rows = StatsTable.ranked(rows, by, top);
+        Options.traceFiles(files);
+        Map<Path, String> named = hostNames();
         PrintWriter out = spec.commandLine().getOut();
-        StatsTable.write(out, rows, format == Format.jsonl, windowNanos > 0);
+        List<ThreadStats> rows = new ArrayList<>();
+        for (Path file : files) {
+            SessionStatistics stats = new SessionStatistics(windowNanos);
+            SessionDecoder d = SessionDecoder.decodeBatches(file, named.getOrDefault(file, Options.host(null, file)), override, stats::accept, null);
+            rows.addAll(windowNanos > 0 ? stats.windowed() : stats.wholeSession());
+            Options.reportExpansion(spec, file, d.counters());
+        }
+        boolean jsonLines = format == Format.jsonl;
+        if (group == Group.thread) {
+            if (top != null || !jsonLines) rows = StatsTable.ranked(rows, field, top);
+            StatsTable.write(out, rows, jsonLines, windowNanos > 0);
+        } else {
+            FleetRollup rollup = new FleetRollup(group == Group.process ? FleetGroup.Kind.PROCESS : FleetGroup.Kind.HOST);
+            rollup.addAll(rows);
+            if (group == Group.process) {
+                List<ProcessStats> p = rollup.processRows();
+                FleetTable.writeProcesses(out, top != null || !jsonLines ? FleetTable.ranked(p, field, top) : p, jsonLines);
+            } else {
+                List<HostStats> h = rollup.hostRows();
+                FleetTable.writeHosts(out, top != null || !jsonLines ? FleetTable.ranked(h, field, top) : h, jsonLines);
+            }
+        }
         out.flush();
-        Options.reportExpansion(spec, file, d.counters());
         return 0;
+    }
+
+    /** The files named by --host NAME=FILE, or the one file named by --host HOST. */
+    private Map<Path, String> hostNames() {
+        Map<Path, String> named = new HashMap<>();
+        for (String h : hosts) {
+            int eq = h.indexOf('=');
+            if (eq < 0) {
+                if (files.size() != 1) throw new UserInputException("--host " + h + ": with several files, name each as --host NAME=FILE");
+                named.put(files.get(0), h);
+                continue;
+            }
+            Path f = Path.of(h.substring(eq + 1));
+            if (eq == 0 || !files.contains(f)) throw new UserInputException("--host " + h + ": not NAME=FILE for one of the files given");
+            named.put(f, h.substring(0, eq));
+        }
+        return named;
     }
 }

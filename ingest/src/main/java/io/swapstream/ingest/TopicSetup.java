@@ -39,6 +39,8 @@ public final class TopicSetup {
         t.put(SwapstreamConfig.CONTEXT_SWITCHES, Map.of());
         t.put(SwapstreamConfig.THREADS, perSession);
         t.put(SwapstreamConfig.THREAD_STATS, perSession);
+        t.put(SwapstreamConfig.PROCESS_STATS, perSession);
+        t.put(SwapstreamConfig.HOST_STATS, perSession);
         t.put(SwapstreamConfig.DEAD_LETTERS, Map.of("max.message.bytes", big));
         t.put(SwapstreamConfig.INGEST_POSITIONS, Map.of("cleanup.policy", "compact"));
         return t;

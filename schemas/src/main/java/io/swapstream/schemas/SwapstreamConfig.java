@@ -80,6 +80,9 @@ public final class SwapstreamConfig {
     public static final String THREADS = "threads";
     public static final String THREAD_STATS = "thread-stats";
     public static final String DEAD_LETTERS = "dead-letters";
+    /** The rollup stage's outputs: per process name and window, per host and window, across the fleet. */
+    public static final String PROCESS_STATS = "process-stats";
+    public static final String HOST_STATS = "host-stats";
     /** Where `ingest --watch` keeps how far it has published each session (compacted, written in its transactions). */
     public static final String INGEST_POSITIONS = "ingest-positions";
 

@@ -55,6 +55,12 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
                 rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
+    /** The session's start, as a FILETIME (100 ns since 1601): it names the session and dates its events. */
+    public GeneratorOptions withStartTime(long fileTime) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, exitRate, loggerName, fileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+    }
+
     public GeneratorOptions withSwitches(long n) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, n, seed, build, pmcCounters,
                 rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);

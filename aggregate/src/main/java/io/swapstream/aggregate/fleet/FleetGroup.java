@@ -1,0 +1,245 @@
+package io.swapstream.aggregate.fleet;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import io.swapstream.aggregate.SketchBytes;
+import io.swapstream.aggregate.ThreadStatsAccumulator;
+import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.ThreadStats;
+import it.unimi.dsi.fastutil.objects.Object2LongMap;
+import it.unimi.dsi.fastutil.objects.Object2LongOpenHashMap;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The final thread-window rows of one group (a process name, or a host) in one window, merged: counts
+ * and sums added, maxima kept, sketches merged, and the ready time of each member of the other
+ * dimension (each host of a process, each process of a host) for its top five. Mergeable by rows, so
+ * the offline roll-up and the rollup stage give the same numbers.
+ */
+public final class FleetGroup {
+    /** Which dimension a group is: its name is a process name, or a host. */
+    public enum Kind { PROCESS, HOST }
+
+    static final int VERSION = 1;
+    public static final int TOP = 5;
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final Kind kind;
+    /** The other dimension's members (hosts of a process; process names of a host, "" for none) to their ready time. */
+    private final Object2LongOpenHashMap<String> members = new Object2LongOpenHashMap<>();
+    private final Set<String> sessions = new HashSet<>();
+    private long threads;
+    private long switchIn;
+    private long waitCount;
+    private long waitSum;
+    private long waitMin = Long.MAX_VALUE;
+    private long waitMax = NONE;
+    private long readyCount;
+    private long readySum;
+    private long readyMax = NONE;
+    private long runCount;
+    private long runSum;
+    private DDSketch waits;
+    private DDSketch readies;
+    private DDSketch runs;
+
+    public FleetGroup(Kind kind) {
+        this.kind = kind;
+    }
+
+    /** The group's key of {@code row}: its process name (null for none) or its host. */
+    public static String nameOf(Kind kind, ThreadStats row) {
+        if (kind == Kind.HOST) return row.getHost().toString();
+        return row.getProcessName() == null ? null : row.getProcessName().toString();
+    }
+
+    /** Merges one final thread-window row of the group. */
+    public void add(ThreadStats row) {
+        String member = kind == Kind.PROCESS ? row.getHost().toString()
+                : row.getProcessName() == null ? "" : row.getProcessName().toString();
+        members.addTo(member, row.getReadySumNanos());
+        sessions.add(row.getSession().toString());
+        threads++;
+        switchIn += row.getSwitchInCount();
+        waitCount += row.getWaitCount();
+        waitSum += row.getWaitSumNanos();
+        if (row.getWaitMinNanos() != null) waitMin = Math.min(waitMin, row.getWaitMinNanos());
+        if (row.getWaitMaxNanos() != null) waitMax = Math.max(waitMax, row.getWaitMaxNanos());
+        readyCount += row.getReadyCount();
+        readySum += row.getReadySumNanos();
+        if (row.getReadyMaxNanos() != null) readyMax = Math.max(readyMax, row.getReadyMaxNanos());
+        runCount += row.getRunCount();
+        runSum += row.getRunSumNanos();
+        waits = merged(waits, row.getWaitSketch());
+        readies = merged(readies, row.getReadySketch());
+        runs = merged(runs, row.getRunSketch());
+    }
+
+    private static DDSketch merged(DDSketch into, ByteBuffer bytes) {
+        if (bytes == null) return into;
+        DDSketch s = SketchBytes.read(bytes);
+        if (into == null) return s;
+        into.mergeWith(s);
+        return into;
+    }
+
+    public long threads() {
+        return threads;
+    }
+
+    public ProcessStats toProcessStats(String processName, long windowStart, long windowEnd, boolean isFinal) {
+        Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
+        Long[] ready = quantiles(readies, readyCount, 0, readyMax);
+        ProcessStats p = new ProcessStats();
+        p.setProcessName(processName);
+        p.setWindowStartNanos(windowStart);
+        p.setWindowEndNanos(windowEnd);
+        p.setHosts(members.size());
+        p.setSessions(sessions.size());
+        p.setThreads(threads);
+        p.setSwitchInCount(switchIn);
+        p.setWaitCount(waitCount);
+        p.setWaitSumNanos(waitSum);
+        p.setWaitMaxNanos(waitMax == NONE ? null : waitMax);
+        p.setWaitP50Nanos(wait[0]);
+        p.setWaitP90Nanos(wait[1]);
+        p.setWaitP99Nanos(wait[2]);
+        p.setReadyCount(readyCount);
+        p.setReadySumNanos(readySum);
+        p.setReadyMaxNanos(readyMax == NONE ? null : readyMax);
+        p.setReadyP50Nanos(ready[0]);
+        p.setReadyP90Nanos(ready[1]);
+        p.setReadyP99Nanos(ready[2]);
+        p.setRunSumNanos(runSum);
+        p.setWaitSketch(bytes(waits));
+        p.setReadySketch(bytes(readies));
+        p.setRunSketch(bytes(runs));
+        p.setTopHosts(top());
+        p.setFinal$(isFinal);
+        return p;
+    }
+
+    public HostStats toHostStats(String host, long windowStart, long windowEnd, boolean isFinal) {
+        Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
+        Long[] ready = quantiles(readies, readyCount, 0, readyMax);
+        HostStats h = new HostStats();
+        h.setHost(host);
+        h.setWindowStartNanos(windowStart);
+        h.setWindowEndNanos(windowEnd);
+        h.setSessions(sessions.size());
+        h.setProcesses(members.size());
+        h.setThreads(threads);
+        h.setSwitchInCount(switchIn);
+        h.setRunSumNanos(runSum);
+        h.setReadyCount(readyCount);
+        h.setReadySumNanos(readySum);
+        h.setReadyMaxNanos(readyMax == NONE ? null : readyMax);
+        h.setReadyP50Nanos(ready[0]);
+        h.setReadyP90Nanos(ready[1]);
+        h.setReadyP99Nanos(ready[2]);
+        h.setWaitP99Nanos(wait[2]);
+        h.setWaitSketch(bytes(waits));
+        h.setReadySketch(bytes(readies));
+        h.setRunSketch(bytes(runs));
+        h.setTopProcesses(top());
+        h.setFinal$(isFinal);
+        return h;
+    }
+
+    private static ByteBuffer bytes(DDSketch s) {
+        return s == null || s.getCount() == 0 ? null : SketchBytes.of(s);
+    }
+
+    /** p50, p90, p99 within [min, max] (the sketch's bins are 1% wide), as the thread rows have them; nulls for none. */
+    private static Long[] quantiles(DDSketch s, long count, long min, long max) {
+        Long[] out = new Long[3];
+        if (s == null || count == 0 || s.getCount() == 0) return out;
+        double[] v = s.getValuesAtQuantiles(new double[] {0.50, 0.90, 0.99});
+        for (int i = 0; i < 3; i++) out[i] = Math.max(min == Long.MAX_VALUE ? 0 : min, Math.min(max, Math.round(v[i])));
+        return out;
+    }
+
+    /** The five members with the most ready time, most first (ties by name). */
+    private Map<String, Long> top() {
+        List<Object2LongMap.Entry<String>> all = new ArrayList<>(members.object2LongEntrySet());
+        all.sort((a, b) -> a.getLongValue() != b.getLongValue() ? Long.compare(b.getLongValue(), a.getLongValue())
+                : a.getKey().compareTo(b.getKey()));
+        Map<String, Long> top = new LinkedHashMap<>();
+        for (int i = 0; i < Math.min(TOP, all.size()); i++) top.put(all.get(i).getKey(), all.get(i).getLongValue());
+        return top;
+    }
+
+    /** The group as state-store bytes. */
+    public byte[] encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+        try (DataOutputStream o = new DataOutputStream(bytes)) {
+            o.writeByte(VERSION);
+            o.writeByte(kind.ordinal());
+            for (long v : new long[] {threads, switchIn, waitCount, waitSum, waitMin, waitMax, readyCount, readySum, readyMax, runCount, runSum}) {
+                o.writeLong(v);
+            }
+            o.writeInt(members.size());
+            for (Object2LongMap.Entry<String> e : members.object2LongEntrySet()) {
+                o.writeUTF(e.getKey());
+                o.writeLong(e.getLongValue());
+            }
+            o.writeInt(sessions.size());
+            for (String s : sessions) o.writeUTF(s);
+            for (DDSketch s : new DDSketch[] {waits, readies, runs}) {
+                ByteBuffer b = s == null ? null : SketchBytes.of(s);
+                o.writeInt(b == null ? -1 : b.remaining());
+                if (b != null) o.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    public static FleetGroup decode(byte[] bytes) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+            int version = in.readUnsignedByte();
+            if (version != VERSION) throw new IllegalStateException("fleet group state version " + version + " is not " + VERSION);
+            FleetGroup g = new FleetGroup(Kind.values()[in.readUnsignedByte()]);
+            g.threads = in.readLong();
+            g.switchIn = in.readLong();
+            g.waitCount = in.readLong();
+            g.waitSum = in.readLong();
+            g.waitMin = in.readLong();
+            g.waitMax = in.readLong();
+            g.readyCount = in.readLong();
+            g.readySum = in.readLong();
+            g.readyMax = in.readLong();
+            g.runCount = in.readLong();
+            g.runSum = in.readLong();
+            for (int n = in.readInt(); n > 0; n--) g.members.put(in.readUTF(), in.readLong());
+            for (int n = in.readInt(); n > 0; n--) g.sessions.add(in.readUTF());
+            DDSketch[] s = new DDSketch[3];
+            for (int i = 0; i < 3; i++) {
+                int n = in.readInt();
+                if (n < 0) continue;
+                byte[] b = new byte[n];
+                in.readFully(b);
+                s[i] = SketchBytes.read(ByteBuffer.wrap(b));
+            }
+            g.waits = s[0];
+            g.readies = s[1];
+            g.runs = s[2];
+            return g;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.swapstream.aggregate.fleet;
+
+import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.ThreadStats;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Final thread-window rows of any number of hosts, rolled up per group (process name, or host) and
+ * window: the offline form of the rollup stage, with the same {@link FleetGroup}.
+ */
+public final class FleetRollup {
+    /** A group in one window. */
+    public record Key(String name, long windowStart, long windowEnd) {}
+
+    private final FleetGroup.Kind kind;
+    private final Map<Key, FleetGroup> groups = new HashMap<>();
+
+    public FleetRollup(FleetGroup.Kind kind) {
+        this.kind = kind;
+    }
+
+    /** Takes a row if it is a window row (whole-session rows are not rolled up). */
+    public void add(ThreadStats windowRow) {
+        Key k = new Key(FleetGroup.nameOf(kind, windowRow), windowRow.getWindowStartNanos(), windowRow.getWindowEndNanos());
+        groups.computeIfAbsent(k, x -> new FleetGroup(kind)).add(windowRow);
+    }
+
+    public void addAll(List<ThreadStats> windowRows) {
+        windowRows.forEach(this::add);
+    }
+
+    /** Every group's row, final, by window then name (null first). */
+    public List<ProcessStats> processRows() {
+        if (kind != FleetGroup.Kind.PROCESS) throw new IllegalStateException("a roll-up by " + kind);
+        List<ProcessStats> out = new ArrayList<>();
+        for (Key k : keys()) out.add(groups.get(k).toProcessStats(k.name(), k.windowStart(), k.windowEnd(), true));
+        return out;
+    }
+
+    public List<HostStats> hostRows() {
+        if (kind != FleetGroup.Kind.HOST) throw new IllegalStateException("a roll-up by " + kind);
+        List<HostStats> out = new ArrayList<>();
+        for (Key k : keys()) out.add(groups.get(k).toHostStats(k.name(), k.windowStart(), k.windowEnd(), true));
+        return out;
+    }
+
+    private List<Key> keys() {
+        List<Key> keys = new ArrayList<>(groups.keySet());
+        keys.sort(Comparator.comparingLong(Key::windowStart).thenComparing(Key::name, Comparator.nullsFirst(Comparator.naturalOrder())));
+        return keys;
+    }
+
+    /** A group's key on the roll-up topics: {@code name/windowStart} (the empty name for none). */
+    public static String topicKey(String name, long windowStart) {
+        return Objects.requireNonNullElse(name, "") + "/" + windowStart;
+    }
+}
