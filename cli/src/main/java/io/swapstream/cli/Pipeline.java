@@ -45,6 +45,12 @@ final class Pipeline implements AutoCloseable {
         return DecodeTopology.build(StageConfig.asMap(config));
     }
 
+    static Topology rollupTopology(Properties config) {
+        StreamsBuilder b = new StreamsBuilder();
+        io.swapstream.aggregate.fleet.streams.RollupTopology.build(b, StageConfig.asMap(config));
+        return b.build(config);
+    }
+
     static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs) {
         return aggregateTopology(config, windowNanos, emitIntervalMs, new io.swapstream.aggregate.streams.RowIndexes());
     }

@@ -183,6 +183,11 @@ abstract class StageCommand implements Callable<Integer> {
                     streams.state(), n.applyAsLong(BUFFERS_IN), n.applyAsLong(SWITCHES_OUT), open, n.applyAsLong(SESSIONS_ENDED),
                     n.applyAsLong(DEAD_LETTERS), outOfOrder == 0 ? "" : ", " + outOfOrder + " switches out of order", StageMetrics.lag(streams));
         }
+        if (stage.equals(StageConfig.ROLLUP)) {
+            return String.format("%s; %d thread-window rows in, %d late, %d roll-up rows out, %d windows closed, lag %.0f records",
+                    streams.state(), n.applyAsLong(ROWS_IN), n.applyAsLong(ROLLUP_LATE_ROWS), n.applyAsLong(ROLLUPS_OUT),
+                    n.applyAsLong(WINDOWS_CLOSED), StageMetrics.lag(streams));
+        }
         return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions open, %d ended, lag %.0f records",
                 streams.state(), n.applyAsLong(SWITCHES_IN), n.applyAsLong(STATS_OUT), n.applyAsLong(WINDOWS_CLOSED), open,
                 n.applyAsLong(SESSIONS_ENDED), StageMetrics.lag(streams));
@@ -266,5 +271,36 @@ abstract class StageCommand implements Callable<Integer> {
             return Pipeline.aggregateTopology(config, Options.positiveDuration("--window", window),
                     Options.positiveDuration("--emit-interval", emit) / 1_000_000, indexes);
         }
+    }
+
+    @Command(name = "rollup", description = "Run the rollup stage (final window rows to per-process and per-host roll-ups across"
+            + " hosts) until stopped.")
+    static final class Rollup extends StageCommand {
+        @Option(names = "--grace", defaultValue = "2m", paramLabel = "DURATION", description = "a window's roll-up is final once the"
+                + " rows' time passes its end plus this, or once no row for it has come for this long")
+        String grace;
+
+        String stage() { return StageConfig.ROLLUP; }
+
+        String defaultHttp() { return "127.0.0.1:8082"; }
+
+        @Override
+        void validate() {
+            Options.positiveDuration("--grace", grace);
+        }
+
+        @Override
+        Map<String, String> stageSettings() {
+            return Map.of(io.swapstream.schemas.SwapstreamConfig.ROLLUP_GRACE_MS,
+                    String.valueOf(Math.max(1, Options.positiveDuration("--grace", grace) / 1_000_000)));
+        }
+
+        @Override
+        void routes(StageHttp server, KafkaStreams streams) {
+            RollupApi api = new RollupApi(streams, new Peers(streams, advertised, server.scheme(), server.tls()));
+            server.route("/api/", api::answer);
+        }
+
+        Topology topology(Properties config) { return Pipeline.rollupTopology(config); }
     }
 }

@@ -22,6 +22,7 @@ final class StageConfig {
 
     static final String DECODE = "decode";
     static final String AGGREGATE = "aggregate";
+    static final String ROLLUP = "rollup";
     /**
      * The stages' producers do not compress: lz4 ran in the stream threads (the producer compresses
      * on send) and cost the pipeline a fifth of its end-to-end time on 2 cores (bench p40.etl round

@@ -49,8 +49,7 @@ final class StatsApi {
     private final String self;
     /** Tells this instance's ETags from an earlier run's. */
     private final String started = Long.toHexString(System.currentTimeMillis());
-    private final String scheme;
-    private final HttpClient http;
+    private final Peers peers;
 
     StatsApi(KafkaStreams streams, RowIndexes indexes, String self) {
         this(streams, indexes, self, "http", null);
@@ -60,10 +59,7 @@ final class StatsApi {
     StatsApi(KafkaStreams streams, RowIndexes indexes, String self, String scheme, HttpTls tls) {
         this.streams = streams;
         this.indexes = indexes;
-        this.scheme = scheme;
-        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
-        if (tls != null) b.sslContext(tls.client());
-        this.http = b.build();
+        this.peers = new Peers(streams, self, scheme, tls);
         this.self = self;
     }
 
@@ -130,7 +126,7 @@ final class StatsApi {
     }
 
     /** A whole number of at least 1; a larger one than an int holds means "all". */
-    private static int integer(Map<String, String> q, String name, int dflt) {
+    static int integer(Map<String, String> q, String name, int dflt) {
         String v = q.get(name);
         if (v == null) return dflt;
         try {
@@ -148,19 +144,12 @@ final class StatsApi {
         return "W/\"" + started + "-" + indexes.version() + "\"";
     }
 
-    /** True when this is the only instance of the application: every row is here. */
     private boolean alone() {
-        var all = streams.metadataForAllStreamsClients();
-        return all.isEmpty() || all.size() == 1 && self.equals(hostPort(all.iterator().next()));
+        return peers.alone();
     }
 
     private boolean ownedHere(String session) {
-        KeyQueryMetadata m = streams.queryMetadataForKey(AggregateTopology.STATS_STORE, session, new SessionPartitioner<>());
-        return m != null && m.activeHost() != null && self.equals(m.activeHost().host() + ":" + m.activeHost().port());
-    }
-
-    private static String hostPort(StreamsMetadata m) {
-        return m.hostInfo().host() + ":" + m.hostInfo().port();
+        return peers.isSelf(peers.owner(AggregateTopology.STATS_STORE, session, "session " + session));
     }
 
     /** True when this instance has the session's record (a session may have no row yet). */
@@ -204,22 +193,15 @@ final class StatsApi {
 
     /** The answer of the instance that holds {@code session}: this one, or the owner over HTTP. */
     private ArrayNode owner(String session, String path, Map<String, String> q, String authorization) throws Exception {
-        KeyQueryMetadata m = streams.queryMetadataForKey(AggregateTopology.STATS_STORE, session, new SessionPartitioner<>());
-        if (m == null || m.activeHost() == null || m.activeHost().port() < 0) {
-            throw new StageHttp.HttpProblem(503, "no instance holds session " + session + " right now (rebalancing): ask again");
-        }
-        String host = m.activeHost().host() + ":" + m.activeHost().port();
+        String host = peers.owner(AggregateTopology.STATS_STORE, session, "session " + session);
         Map<String, String> lq = new HashMap<>(q);
         lq.put("local", "1");
-        if (host.equals(self)) {
-            ArrayNode a = JSON.createArrayNode();
-            StageHttp.Response r = answer(path, lq, null, authorization);
-            JsonNode n = JSON.readTree(r.body());
-            if (n.isArray()) a.addAll((ArrayNode) n);
-            else a.add(n);
-            return a;
-        }
-        return remote(host, path, lq, authorization);
+        if (!peers.isSelf(host)) return peers.ask(host, path, lq, authorization);
+        ArrayNode a = JSON.createArrayNode();
+        JsonNode n = JSON.readTree(answer(path, lq, null, authorization).body());
+        if (n.isArray()) a.addAll((ArrayNode) n);
+        else a.add(n);
+        return a;
     }
 
     /** Every instance's own rows, merged. */
@@ -227,37 +209,11 @@ final class StatsApi {
         Map<String, String> lq = new HashMap<>(q);
         lq.put("local", "1");
         ArrayNode all = JSON.createArrayNode();
-        boolean selfAsked = false;
-        for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
-            String host = hostPort(m);
-            if (host.equals(self)) {
-                selfAsked = true;
-                all.addAll((ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body()));
-            } else {
-                all.addAll(remote(host, path, lq, authorization));
-            }
+        for (String host : peers.all()) {
+            all.addAll(peers.isSelf(host) ? (ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body())
+                    : peers.ask(host, path, lq, authorization));
         }
-        if (!selfAsked) all.addAll((ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body()));
         return all;
-    }
-
-    private ArrayNode remote(String host, String path, Map<String, String> q, String authorization) throws IOException, InterruptedException {
-        StringBuilder uri = new StringBuilder(scheme).append("://").append(host);
-        // the path came decoded: a session id holds spaces
-        for (String segment : path.substring(1).split("/", -1)) {
-            uri.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20"));
-        }
-        uri.append('?');
-        q.forEach((k, v) -> uri.append(URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=')
-                .append(URLEncoder.encode(v, StandardCharsets.UTF_8)).append('&'));
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri.toString())).timeout(Duration.ofSeconds(10));
-        if (authorization != null) request.header("Authorization", authorization);
-        HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 404) throw new StageHttp.HttpProblem(404, JSON.readTree(r.body()).path("error").asText("not found"));
-        if (r.statusCode() != 200) {
-            throw new StageHttp.HttpProblem(503, "instance " + host + " answered " + r.statusCode() + ": " + r.body().strip());
-        }
-        return (ArrayNode) JSON.readTree(r.body());
     }
 
     private <V> ReadOnlyKeyValueStore<String, V> store(String name) {

@@ -41,6 +41,15 @@ public final class SwapstreamConfig {
      * out (default 60 s); a switch that then comes is counted out of order. A finished file's merge
      * waits for its own lateness, sent with it ({@link #HEADER_LATENESS_TICKS}).
      */
+    /**
+     * Rollup: a window's roll-up is final once the rows' time passes its end plus this, or once no row for it has
+     * come for this long of wall-clock time (default {@value #DEFAULT_ROLLUP_GRACE_MS}).
+     */
+    public static final String ROLLUP_GRACE_MS = "swapstream.rollup.grace.ms";
+    public static final long DEFAULT_ROLLUP_GRACE_MS = 120_000;
+    /** Rollup: closed windows the query stores keep (default {@value #DEFAULT_ROLLUP_KEEP_WINDOWS}, an hour of minutes). */
+    public static final String ROLLUP_KEEP_WINDOWS = "swapstream.rollup.keep.windows";
+    public static final int DEFAULT_ROLLUP_KEEP_WINDOWS = 60;
     public static final String DECODE_MAX_LATENESS_MS = "swapstream.decode.max.lateness.ms";
     public static final long DEFAULT_DECODE_MAX_LATENESS_MS = 60_000L;
     /** Decode: bytes a session's merge may hold before its oldest items leave (default a quarter of the heap). */

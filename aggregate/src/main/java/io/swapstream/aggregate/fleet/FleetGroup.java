@@ -95,6 +95,38 @@ public final class FleetGroup {
         return into;
     }
 
+    /**
+     * The fields of a thread-window row a roll-up reads, in a row of its own: what crosses the repartition
+     * (a row's wait reasons, priorities and readiers stay behind).
+     */
+    public static ThreadStats slim(ThreadStats row) {
+        ThreadStats s = new ThreadStats();
+        s.setSession(row.getSession());
+        s.setHost(row.getHost());
+        s.setThreadId(row.getThreadId());
+        s.setProcessName(row.getProcessName());
+        s.setWindowStartNanos(row.getWindowStartNanos());
+        s.setWindowEndNanos(row.getWindowEndNanos());
+        s.setSwitchInCount(row.getSwitchInCount());
+        s.setWaitReasonCounts(Map.of());
+        s.setWaitCount(row.getWaitCount());
+        s.setWaitSumNanos(row.getWaitSumNanos());
+        s.setWaitMinNanos(row.getWaitMinNanos());
+        s.setWaitMaxNanos(row.getWaitMaxNanos());
+        s.setRunCount(row.getRunCount());
+        s.setRunSumNanos(row.getRunSumNanos());
+        s.setPriorityHistogram(List.of());
+        s.setReadyCount(row.getReadyCount());
+        s.setReadySumNanos(row.getReadySumNanos());
+        s.setReadyMaxNanos(row.getReadyMaxNanos());
+        s.setTopReadiers(Map.of());
+        s.setWaitSketch(row.getWaitSketch());
+        s.setReadySketch(row.getReadySketch());
+        s.setRunSketch(row.getRunSketch());
+        s.setFinal$(row.getFinal$());
+        return s;
+    }
+
     public long threads() {
         return threads;
     }

@@ -35,6 +35,10 @@ public final class StageSensors {
     public static final String SESSIONS_FORGOTTEN = "sessions-forgotten";
     public static final String BUFFERS_LOST = "buffers-lost";
     public static final String EVENTS_LOST = "events-lost";
+    /** Rollup: thread-window rows taken, rows that came after their window closed, roll-up rows out. */
+    public static final String ROWS_IN = "rows-in";
+    public static final String ROLLUP_LATE_ROWS = "rollup-late-rows";
+    public static final String ROLLUPS_OUT = "rollups-out";
     /** Gauges: summed over tasks. */
     public static final String SESSIONS_OPEN = "sessions-open";
     public static final String MERGE_QUEUED_ITEMS = "merge-queued-items";
@@ -62,7 +66,10 @@ public final class StageSensors {
             Map.entry(STATS_OUT, "ThreadStats rows emitted"),
             Map.entry(WINDOWS_CLOSED, "windows emitted final"),
             Map.entry(DUPLICATE_BATCHES, "batches skipped: the session had taken their batch number"),
-            Map.entry(DEAD_LETTERS, "records sent to the dead letters, by reason"));
+            Map.entry(DEAD_LETTERS, "records sent to the dead letters, by reason"),
+            Map.entry(ROWS_IN, "final thread-window rows taken"),
+            Map.entry(ROLLUP_LATE_ROWS, "thread-window rows that came after their window's roll-up was final: counted and logged, not merged"),
+            Map.entry(ROLLUPS_OUT, "final roll-up rows emitted"));
 
     private final StreamsMetrics metrics;
     private final Map<String, String> tags;

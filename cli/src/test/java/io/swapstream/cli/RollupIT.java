@@ -1,0 +1,150 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.SketchBytes;
+import io.swapstream.aggregate.fleet.FleetGroup;
+import io.swapstream.aggregate.fleet.FleetRollup;
+import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three hosts' traces through the stages, the rollup stage a process of its own, killed with -9 mid-window
+ * (after it has taken rows of two hosts, before their windows close) and started again: its rows on
+ * {@code etw.process-stats} equal the offline roll-up of the three hosts, each (process, window) once,
+ * and its API answers with them.
+ */
+@ExtendWith(KafkaBroker.class)
+class RollupIT {
+    static final long WINDOW = 60_000_000_000L;
+    static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir Path dir;
+
+    @Test
+    void killedMidWindowTheRollupLosesAndDoublesNothing(KafkaBroker.Bootstrap kafka) throws Exception {
+        String prefix = "roll" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        List<Path> traces = new ArrayList<>();
+        FleetRollup offline = new FleetRollup(FleetGroup.Kind.PROCESS);
+        for (int h = 1; h <= 3; h++) {
+            Path f = dir.resolve("host" + h + ".etl");
+            TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withSeed(h).withExitRate(0)
+                    .withStartTime(134_000_000_000_000_000L + 35 * 10_000_000L), 0x28);
+            traces.add(f);
+            SessionStatistics s = new SessionStatistics(WINDOW);
+            SessionDecoder.decodeBatches(f, "host" + h, null, s::accept, null);
+            s.closeAll();
+            offline.addAll(s.windowed());
+        }
+        List<ProcessStats> expected = offline.processRows();
+        assertTrue(expected.stream().map(ProcessStats::getWindowStartNanos).distinct().count() >= 2, "a minute edge");
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()))) {
+            TopicSetup.ensure(admin, prefix, 4, (short) 1);
+        }
+        Path client = Files.writeString(dir.resolve("client.properties"), String.join("\n",
+                "session.timeout.ms=6000", "heartbeat.interval.ms=1500", "transaction.timeout.ms=10000", "commit.interval.ms=300", ""));
+        String[] rollupArgs = {"rollup", "-b", kafka.servers(), "--topic-prefix", prefix, "--partitions", "4", "--client-config",
+                client.toString(), "--http", "127.0.0.1:0", "--state-dir", dir.resolve("rollup-state").toString(), "--application-id",
+                "roll-" + prefix, "--grace", "30s"};
+        Path log = dir.resolve("rollup.log");
+        try (Pipeline pipeline = Pipeline.start(kafka.servers(), "roll-" + prefix, dir.resolve("state"), prefix, 4, (short) 1, WINDOW, 1000,
+                Map.of("commit.interval.ms", "300"))) {
+            StageProcess rollup = StageProcess.start(log, rollupArgs).awaitLog("rollup: running", Duration.ofSeconds(60));
+            try {
+                publish(kafka, prefix, traces.get(0), "host1");
+                publish(kafka, prefix, traces.get(1), "host2");
+                awaitMetric(rollup.http(), "swapstream_rows_in_total", 1);
+                rollup.kill9(); // rows of two hosts taken, their windows open: the grace is 30 s
+                rollup = StageProcess.start(log, rollupArgs).awaitLog("rollup: running", Duration.ofSeconds(60));
+                publish(kafka, prefix, traces.get(2), "host3");
+                SingleObjectAvroSerde<ProcessStats> serde = new SingleObjectAvroSerde<>(ProcessStats.class);
+                List<ConsumerRecord<String, byte[]>> records = PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.PROCESS_STATS,
+                        rs -> rs.size() >= expected.size());
+                Thread.sleep(3000); // anything more would be a row twice
+                records = PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.PROCESS_STATS, rs -> rs.size() >= expected.size());
+                Map<String, ProcessStats> got = new HashMap<>();
+                for (ConsumerRecord<String, byte[]> r : records) {
+                    ProcessStats p = serde.deserialize("t", r.value());
+                    assertEquals(RollupTopology.rowKey(p.getProcessName(), p.getWindowStartNanos()), r.key());
+                    assertEquals(null, got.put(r.key(), p), "once: " + r.key());
+                }
+                assertEquals(expected.size(), got.size());
+                for (ProcessStats e : expected) {
+                    ProcessStats g = got.get(RollupTopology.rowKey(e.getProcessName(), e.getWindowStartNanos()));
+                    // merged in another order, a sketch holds the same counts in a layout of its own: compared by what it gives
+                    assertEquals(SketchBytes.read(e.getWaitSketch()).getCount(), SketchBytes.read(g.getWaitSketch()).getCount());
+                    assertEquals(withoutSketches(e), withoutSketches(g));
+                }
+                // the API answers with them
+                HttpClient http = HttpClient.newHttpClient();
+                String base = "http://" + rollup.http();
+                JsonNode top = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/api/processes?by=readyP99Nanos&window=all&top=1000"))
+                        .build(), HttpResponse.BodyHandlers.ofString()).body());
+                assertEquals(expected.size(), top.size());
+                assertTrue(top.get(0).path("waitSketch").isMissingNode(), "no sketch bytes unless asked");
+                JsonNode host = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/api/hosts/host3")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body());
+                assertEquals("host3", host.path("host").asText());
+                assertTrue(host.path("windows").size() >= 1);
+                assertEquals(404, http.send(HttpRequest.newBuilder(URI.create(base + "/api/hosts/nobody")).build(),
+                        HttpResponse.BodyHandlers.ofString()).statusCode());
+                assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base + "/api/processes?by=nonsense")).build(),
+                        HttpResponse.BodyHandlers.ofString()).statusCode());
+            } finally {
+                rollup.close();
+            }
+        }
+    }
+
+    static ProcessStats withoutSketches(ProcessStats p) {
+        return ProcessStats.newBuilder(p).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build();
+    }
+
+    static void publish(KafkaBroker.Bootstrap kafka, String prefix, Path f, String host) throws Exception {
+        try (BufferPublisher p = new BufferPublisher(kafka.servers(), prefix, Map.of())) {
+            p.publish(f, host, null, null);
+        }
+    }
+
+    /** Waits until the stage's {@code metric} (summed over its series) reaches {@code atLeast}. */
+    static void awaitMetric(String http, String metric, double atLeast) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (System.nanoTime() < deadline) {
+            String body = client.send(HttpRequest.newBuilder(URI.create("http://" + http + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            double sum = 0;
+            for (String line : body.split("\n")) if (line.startsWith(metric + "{")) sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            if (sum >= atLeast) return;
+            Thread.sleep(100);
+        }
+        throw new AssertionError(metric + " never reached " + atLeast);
+    }
+}
