@@ -113,7 +113,10 @@ final class RunCommand implements Callable<Integer> {
             }
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
                     replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
-                    kafka.clientConfigStrings())) {
+                    kafka.clientConfigStrings());
+                 // with windows, the fleet roll-ups too: per process name across the files, each window
+                 RollupRun rollup = windowNanos > 0 ? RollupRun.start(bootstrap, appId, work.resolve("state").resolve("rollup"), kafka.prefix,
+                         partitions, replication, kafka.clientConfigStrings(), System.nanoTime() + timeoutMs * 1_000_000L) : null) {
                 long t1 = System.nanoTime();
                 IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,
                         kafka.bootstrapOrNull() != null, kafka.clientConfig());
@@ -140,6 +143,11 @@ final class RunCommand implements Callable<Integer> {
                     stats.addAll(rows);
                 }
                 write(stats, windowNanos > 0);
+                if (rollup != null) {
+                    List<ThreadStats> windowRows = new ArrayList<>();
+                    windows.values().forEach(windowRows::addAll);
+                    writeProcesses(rollup.processRows(windowRows, t1 + timeoutMs * 1_000_000L));
+                }
                 return outcome.status();
             }
         } finally {
@@ -254,6 +262,28 @@ final class RunCommand implements Callable<Integer> {
         });
         rows.values().forEach(l -> l.sort(Comparator.comparingInt(ThreadStats::getThreadId).thenComparingLong(ThreadStats::getWindowStartNanos)));
         return rows;
+    }
+
+    /** Each window's top processes across the files, after the threads (as JSON lines with --format jsonl). */
+    private void writeProcesses(List<io.swapstream.schemas.avro.ProcessStats> rows) throws IOException {
+        PrintWriter w = out == null ? spec.commandLine().getOut()
+                : new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND));
+        try {
+            java.util.TreeMap<Long, List<io.swapstream.schemas.avro.ProcessStats>> byWindow = new java.util.TreeMap<>();
+            for (var p : rows) byWindow.computeIfAbsent(p.getWindowStartNanos(), k -> new ArrayList<>()).add(p);
+            for (var e : byWindow.entrySet()) {
+                List<io.swapstream.schemas.avro.ProcessStats> ranked = FleetTable.ranked(e.getValue(), "readyP99Nanos",
+                        format == Format.table ? (top != null ? top : 10) : null);
+                if (format == Format.table) {
+                    w.println();
+                    w.println("processes across the files, window " + java.time.Instant.ofEpochSecond(0, e.getKey()) + ", by ready p99:");
+                }
+                FleetTable.writeProcesses(w, ranked, format == Format.jsonl);
+            }
+        } finally {
+            w.flush();
+            if (out != null) w.close();
+        }
     }
 
     private void write(List<ThreadStats> stats, boolean windowed) throws IOException {

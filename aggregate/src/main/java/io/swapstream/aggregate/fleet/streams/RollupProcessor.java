@@ -51,6 +51,9 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     private final int keepWindows;
     private final long retentionMs;
     private final RowMaker<V> rows;
+    /** Null for a service; given by {@code run}, which says when its input has ended. */
+    private final RollupControl control;
+    private long endsOfInputSeen;
     private ProcessorContext<String, V> context;
     private KeyValueStore<String, byte[]> groups;
     private KeyValueStore<String, byte[]> windows;
@@ -67,7 +70,9 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     private Sensor windowsClosed;
     private StageSensors sensors;
 
-    RollupProcessor(FleetGroup.Kind kind, RollupTopology.StoreNames names, long graceMs, int keepWindows, long retentionMs, RowMaker<V> rows) {
+    RollupProcessor(FleetGroup.Kind kind, RollupTopology.StoreNames names, long graceMs, int keepWindows, long retentionMs, RowMaker<V> rows,
+                    RollupControl control) {
+        this.control = control;
         this.kind = kind;
         this.names = names;
         this.graceMs = graceMs;
@@ -101,6 +106,15 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         }
         long every = Math.max(100, Math.min(graceMs / 4, 5_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::closeDue);
+        if (control != null) {
+            endsOfInputSeen = control.endsOfInput();
+            context.schedule(Duration.ofMillis(100), PunctuationType.WALL_CLOCK_TIME, at -> {
+                long ends = control.endsOfInput();
+                if (ends == endsOfInputSeen) return;
+                endsOfInputSeen = ends;
+                for (long start : new ArrayList<>(open.keySet())) closeWindow(start);
+            });
+        }
     }
 
     @Override

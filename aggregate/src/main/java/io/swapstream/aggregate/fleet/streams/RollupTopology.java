@@ -42,7 +42,17 @@ public final class RollupTopology {
         return (name == null ? "" : name) + "/" + windowStart;
     }
 
+    /** The key of a roll-up row in its query store: its window, then its name. */
+    public static String storeKey(String name, long windowStart) {
+        return RollupProcessor.groupKey(windowStart, name);
+    }
+
     public static void build(StreamsBuilder builder, Map<String, ?> config) {
+        build(builder, config, null);
+    }
+
+    /** @param control {@code run}'s end of input, or null for a service */
+    public static void build(StreamsBuilder builder, Map<String, ?> config, RollupControl control) {
         long graceMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_GRACE_MS, SwapstreamConfig.DEFAULT_ROLLUP_GRACE_MS);
         int keep = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_KEEP_WINDOWS, SwapstreamConfig.DEFAULT_ROLLUP_KEEP_WINDOWS);
         if (graceMs < 1) throw new IllegalArgumentException(SwapstreamConfig.ROLLUP_GRACE_MS + " must be at least 1");
@@ -62,7 +72,7 @@ public final class RollupTopology {
                 .repartition(Repartitioned.<String, ThreadStats>as("by-process").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()))
                 .process(() -> new RollupProcessor<>(FleetGroup.Kind.PROCESS, PROCESSES, graceMs, keep, retentionMs,
-                                (g, name, start, end) -> g.toProcessStats(name, start, end, true)),
+                                (g, name, start, end) -> g.toProcessStats(name, start, end, true), control),
                         Named.as("rollup-processes"), PROCESSES.groups(), PROCESSES.windows(), PROCESSES.latest())
                 .to(topic(config, SwapstreamConfig.PROCESS_STATS), Produced.with(Serdes.String(), processSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()));
@@ -70,7 +80,7 @@ public final class RollupTopology {
                 .repartition(Repartitioned.<String, ThreadStats>as("by-host").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()))
                 .process(() -> new RollupProcessor<>(FleetGroup.Kind.HOST, HOSTS, graceMs, keep, retentionMs,
-                                (g, name, start, end) -> g.toHostStats(name, start, end, true)),
+                                (g, name, start, end) -> g.toHostStats(name, start, end, true), control),
                         Named.as("rollup-hosts"), HOSTS.groups(), HOSTS.windows(), HOSTS.latest())
                 .to(topic(config, SwapstreamConfig.HOST_STATS), Produced.with(Serdes.String(), hostSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()));

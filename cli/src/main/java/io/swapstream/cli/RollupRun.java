@@ -1,0 +1,107 @@
+package io.swapstream.cli;
+
+import io.swapstream.aggregate.fleet.FleetGroup;
+import io.swapstream.aggregate.fleet.FleetRollup;
+import io.swapstream.aggregate.fleet.streams.RollupControl;
+import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.ThreadStats;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.CloseOptions;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The rollup stage inside {@code swapstream run}: it reads only the rows written after it started (this run's,
+ * on a shared broker too), and closes its windows at the end of the run's input rather than after the grace.
+ */
+final class RollupRun implements AutoCloseable {
+    private final KafkaStreams streams;
+    private final Topology topology;
+    private final RollupControl control = new RollupControl();
+
+    private RollupRun(Properties config) {
+        org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
+        RollupTopology.build(b, StageConfig.asMap(config), control);
+        this.topology = b.build(config);
+        this.streams = new KafkaStreams(topology, config);
+    }
+
+    /** Starts the stage and waits until it runs (its input positions at the topics' ends). */
+    static RollupRun start(String bootstrap, String appId, Path stateDir, String prefix, int partitions, short replication,
+                           Map<String, String> overrides, long deadlineNanos) throws Exception {
+        Map<String, String> o = new java.util.HashMap<>(overrides);
+        o.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "latest");
+        Properties config = StageConfig.streams(StageConfig.ROLLUP, bootstrap, appId, stateDir, prefix, replication, o);
+        RollupRun run = new RollupRun(config);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            StageConfig.createChangelogs(admin, run.topology, config, partitions);
+        }
+        run.streams.start();
+        while (run.streams.state() != KafkaStreams.State.RUNNING) {
+            if (System.nanoTime() > deadlineNanos || Pipeline.stopped(run.streams)) {
+                run.close();
+                throw new ServiceException("the rollup stage was not running within --timeout (" + run.streams.state() + ")");
+            }
+            Thread.sleep(10);
+        }
+        return run;
+    }
+
+    /**
+     * The per-process rows of {@code windowRows} (the run's final window rows), from the stage: once it has taken
+     * them all (each is taken by both roll-ups), every window closes, and the rows are read from its store.
+     */
+    List<ProcessStats> processRows(List<ThreadStats> windowRows, long deadlineNanos) throws InterruptedException {
+        FleetRollup expected = new FleetRollup(FleetGroup.Kind.PROCESS);
+        expected.addAll(windowRows);
+        List<ProcessStats> keys = expected.processRows();
+        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.decode.streams.StageSensors.ROWS_IN + "-total")
+                < 2.0 * windowRows.size()) {
+            check(deadlineNanos);
+            Thread.sleep(20);
+        }
+        control.endOfInput();
+        List<ProcessStats> out = new ArrayList<>();
+        while (true) {
+            out.clear();
+            try {
+                ReadOnlyKeyValueStore<String, ProcessStats> store = streams.store(StoreQueryParameters.fromNameAndType(
+                        RollupTopology.PROCESS_ROWS_STORE, QueryableStoreTypes.keyValueStore()));
+                for (ProcessStats k : keys) {
+                    ProcessStats p = store.get(RollupTopology.storeKey(k.getProcessName(), k.getWindowStartNanos()));
+                    if (p != null) out.add(p);
+                }
+            } catch (InvalidStateStoreException e) {
+                // rebalancing: ask again
+            }
+            if (out.size() == keys.size()) return out;
+            check(deadlineNanos);
+            Thread.sleep(20);
+        }
+    }
+
+    private void check(long deadlineNanos) {
+        if (Pipeline.stopped(streams)) throw new ServiceException("the rollup stage stopped (" + streams.state() + ")");
+        if (System.nanoTime() > deadlineNanos) throw new ServiceException("the rollup stage did not finish within --timeout");
+    }
+
+    @Override
+    public void close() {
+        streams.close(CloseOptions.timeout(Duration.ofSeconds(30))
+                .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+    }
+}
