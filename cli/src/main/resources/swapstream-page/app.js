@@ -4,6 +4,8 @@
 const REFRESH_MS = 2000;
 let selected = null;
 let refreshes = 0;
+/** ?host=NAME (from the fleet page): that host's sessions and threads only. */
+const onlyHost = new URLSearchParams(location.search).get("host");
 /** A click or a new sort asks for the table and chart again, whatever the ETag says. */
 let chartStale = true;
 
@@ -86,13 +88,24 @@ function showChart(thread) {
   chart.innerHTML = svg;
 }
 
+/** The host's sessions, and the top 25 of their threads: each session's top 25, merged. */
+async function hostThreads(by) {
+  const all = await json("/api/sessions");
+  const mine = all.body.filter(s => s.host === onlyHost);
+  const each = await Promise.all(mine.map(s => json("/api/threads?top=25&by=" + by + "&session=" + encodeURIComponent(s.session))));
+  const rows = each.flatMap(r => r.body).sort((a, b) => (b[by] == null ? -Infinity : b[by]) - (a[by] == null ? -Infinity : a[by])).slice(0, 25);
+  return [{ body: mine, changed: true }, { body: rows, changed: each.some(r => r.changed) || each.length === 0 }];
+}
+
 async function refresh() {
   try {
     const by = document.getElementById("by").value;
     // what the table shows, the top 25, and nothing more; unchanged rows are neither sent nor redrawn
-    const [sessions, rows] = await Promise.all([json("/api/sessions"), json("/api/threads?top=25&by=" + by)]);
+    const [sessions, rows] = onlyHost == null ? await Promise.all([json("/api/sessions"), json("/api/threads?top=25&by=" + by)])
+      : await hostThreads(by);
     const hosts = new Set(sessions.body.map(s => s.host));
-    document.getElementById("sessions").textContent = `${sessions.body.length} session(s) on ${hosts.size} host(s)`;
+    document.getElementById("sessions").textContent = `${sessions.body.length} session(s) on ${hosts.size} host(s)`
+      + (onlyHost == null ? "" : " (host " + onlyHost + " only)");
     if (rows.changed || chartStale) showThreads(rows.body);
     if (selected && (rows.changed || chartStale)) {
       const [session, tid] = [selected.slice(0, selected.lastIndexOf("/")), selected.slice(selected.lastIndexOf("/") + 1)];

@@ -40,14 +40,20 @@ final class RollupApi {
 
     private final KafkaStreams streams;
     private final Peers peers;
+    private final String aggregatePage;
 
-    RollupApi(KafkaStreams streams, Peers peers) {
+    /** @param aggregatePage where the fleet page sends a click on a host: the aggregate's page */
+    RollupApi(KafkaStreams streams, Peers peers, String aggregatePage) {
         this.streams = streams;
         this.peers = peers;
+        this.aggregatePage = aggregatePage;
     }
 
     StageHttp.Response answer(StageHttp.Request request) throws Exception {
         String path = request.path();
+        if (path.equals("/api/fleet-config")) {
+            return StageHttp.Response.json(200, JSON.writeValueAsString(Map.of("aggregatePage", aggregatePage)));
+        }
         for (Kind kind : List.of(PROCESSES, HOSTS)) {
             if (path.equals(kind.path())) return list(kind, request);
             if (path.startsWith(kind.path() + "/")) return one(kind, path.substring(kind.path().length() + 1), request);

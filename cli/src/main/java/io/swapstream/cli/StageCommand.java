@@ -280,6 +280,10 @@ abstract class StageCommand implements Callable<Integer> {
                 + " rows' time passes its end plus this, or once no row for it has come for this long")
         String grace;
 
+        @Option(names = "--aggregate-page", defaultValue = "http://127.0.0.1:8080/", paramLabel = "URL",
+                description = "the aggregate's page, where the fleet page sends a click on a host")
+        String aggregatePage;
+
         String stage() { return StageConfig.ROLLUP; }
 
         String defaultHttp() { return "127.0.0.1:8082"; }
@@ -297,8 +301,9 @@ abstract class StageCommand implements Callable<Integer> {
 
         @Override
         void routes(StageHttp server, KafkaStreams streams) {
-            RollupApi api = new RollupApi(streams, new Peers(streams, advertised, server.scheme(), server.tls()));
+            RollupApi api = new RollupApi(streams, new Peers(streams, advertised, server.scheme(), server.tls()), aggregatePage);
             server.route("/api/", api::answer);
+            server.staticFiles("/swapstream-fleet");
         }
 
         Topology topology(Properties config) { return Pipeline.rollupTopology(config); }

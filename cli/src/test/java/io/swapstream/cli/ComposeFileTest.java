@@ -65,7 +65,7 @@ class ComposeFileTest {
 
     @Test
     void stagesRunCommandLinesThisBuildAccepts() {
-        for (String name : List.of("decode", "aggregate", "ingest")) {
+        for (String name : List.of("decode", "aggregate", "rollup", "ingest")) {
             JsonNode s = service(name);
             CommandLine.ParseResult parsed = Swapstream.commandLine().parseArgs(args(s));
             assertEquals(name, parsed.subcommand().commandSpec().name());
@@ -78,7 +78,7 @@ class ComposeFileTest {
             }
         }
         assertTrue(compose.path("services").path("kafka-features").isMissingNode(), "no service changes the cluster's features");
-        for (String name : List.of("decode", "aggregate")) {
+        for (String name : List.of("decode", "aggregate", "rollup")) {
             JsonNode s = service(name);
             CommandLine.ParseResult parsed = Swapstream.commandLine().parseArgs(args(s));
             String http = parsed.subcommand().matchedOptionValue("--http", "");

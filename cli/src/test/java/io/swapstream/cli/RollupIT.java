@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three hosts' traces through the stages, the rollup stage a process of its own, killed with -9 mid-window
+ * Three hosts' traces (one host named like HTML: names from traces are untrusted) through the stages, the rollup stage a process of its own, killed with -9 mid-window
  * (after it has taken rows of two hosts, before their windows close) and started again: its rows on
  * {@code etw.process-stats} equal the offline roll-up of the three hosts, each (process, window) once,
  * and its API answers with them.
@@ -45,6 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(KafkaBroker.class)
 class RollupIT {
     static final long WINDOW = 60_000_000_000L;
+    /** The third host's name: the fleet page must show it as text. */
+    static final String HTML_HOST = "<img src=x onerror=alert(1)>";
     static final ObjectMapper JSON = new ObjectMapper();
     @TempDir Path dir;
 
@@ -55,11 +57,12 @@ class RollupIT {
         FleetRollup offline = new FleetRollup(FleetGroup.Kind.PROCESS);
         for (int h = 1; h <= 3; h++) {
             Path f = dir.resolve("host" + h + ".etl");
-            TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withSeed(h).withExitRate(0)
+            // the third trace the longest: its host is in the latest window the fleet page shows
+            TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(h == 3 ? 80_000 : 40_000).withSeed(h).withExitRate(0)
                     .withStartTime(134_000_000_000_000_000L + 35 * 10_000_000L), 0x28);
             traces.add(f);
             SessionStatistics s = new SessionStatistics(WINDOW);
-            SessionDecoder.decodeBatches(f, "host" + h, null, s::accept, null);
+            SessionDecoder.decodeBatches(f, h == 3 ? HTML_HOST : "host" + h, null, s::accept, null);
             s.closeAll();
             offline.addAll(s.windowed());
         }
@@ -83,7 +86,7 @@ class RollupIT {
                 awaitMetric(rollup.http(), "swapstream_rows_in_total", 1);
                 rollup.kill9(); // rows of two hosts taken, their windows open: the grace is 30 s
                 rollup = StageProcess.start(log, rollupArgs).awaitLog("rollup: running", Duration.ofSeconds(60));
-                publish(kafka, prefix, traces.get(2), "host3");
+                publish(kafka, prefix, traces.get(2), HTML_HOST);
                 SingleObjectAvroSerde<ProcessStats> serde = new SingleObjectAvroSerde<>(ProcessStats.class);
                 List<ConsumerRecord<String, byte[]>> records = PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.PROCESS_STATS,
                         rs -> rs.size() >= expected.size());
@@ -109,17 +112,58 @@ class RollupIT {
                         .build(), HttpResponse.BodyHandlers.ofString()).body());
                 assertEquals(expected.size(), top.size());
                 assertTrue(top.get(0).path("waitSketch").isMissingNode(), "no sketch bytes unless asked");
-                JsonNode host = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/api/hosts/host3")).build(),
+                JsonNode host = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/api/hosts/"
+                        + java.net.URLEncoder.encode(HTML_HOST, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"))).build(),
                         HttpResponse.BodyHandlers.ofString()).body());
-                assertEquals("host3", host.path("host").asText());
+                assertEquals(HTML_HOST, host.path("host").asText());
                 assertTrue(host.path("windows").size() >= 1);
                 assertEquals(404, http.send(HttpRequest.newBuilder(URI.create(base + "/api/hosts/nobody")).build(),
                         HttpResponse.BodyHandlers.ofString()).statusCode());
                 assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base + "/api/processes?by=nonsense")).build(),
                         HttpResponse.BodyHandlers.ofString()).statusCode());
+                fleetPage(base, expected);
             } finally {
                 rollup.close();
             }
+        }
+    }
+
+    /** The fleet page in headless Chromium: the API's top rows, a host named like HTML shown as text, a chart with a time axis. */
+    static void fleetPage(String base, List<ProcessStats> expected) throws Exception {
+        Path chrome = Path.of("/usr/bin/chromium");
+        Path driverBinary = Path.of("/usr/bin/chromedriver");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(chrome) && Files.isExecutable(driverBinary),
+                "no browser: install Debian's chromium and chromium-driver (.ci/run does) to run the fleet-page test");
+        var o = new org.openqa.selenium.chrome.ChromeOptions().setBinary(chrome.toFile()).addArguments("--headless=new", "--no-sandbox",
+                "--disable-dev-shm-usage", "--disable-gpu");
+        var service = new org.openqa.selenium.chrome.ChromeDriverService.Builder().usingDriverExecutable(driverBinary.toFile()).build();
+        org.openqa.selenium.WebDriver page = new org.openqa.selenium.chrome.ChromeDriver(service, o);
+        try {
+            page.get(base + "/");
+            JsonNode top = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    base + "/api/processes?window=latest&by=readyP99Nanos&top=15")).build(), HttpResponse.BodyHandlers.ofString()).body());
+            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr")).size() == top.size());
+            List<String> names = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr td.name"))
+                    .stream().map(org.openqa.selenium.WebElement::getText).toList());
+            for (int i = 0; i < top.size(); i++) {
+                assertEquals(top.get(i).path("processName").isNull() ? "(unknown)" : top.get(i).path("processName").asText(), names.get(i));
+            }
+            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#hosts tbody tr td.name")).stream()
+                    .anyMatch(td -> td.getText().equals(HTML_HOST)));
+            assertTrue(page.findElements(org.openqa.selenium.By.tagName("img")).isEmpty(), "a host's name is text, never HTML");
+            // a click on a process shows its windows over a time axis
+            ServiceIT.settled(page, p -> {
+                p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr")).get(0).click();
+                return true;
+            });
+            ServiceIT.awaitPage(page, p -> !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart circle.ready")).isEmpty()
+                    && !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart text.tick")).isEmpty());
+            // a host links to its threads on the aggregate's page
+            String link = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#hosts a.threads")).get(0)
+                    .getAttribute("href"));
+            assertTrue(link.startsWith("http://127.0.0.1:8080/?host="), link);
+        } finally {
+            page.quit();
         }
     }
 
