@@ -109,6 +109,7 @@ final class BenchCommand implements Callable<Integer> {
                 double startSecs;
                 List<QueryLoad.Figures> asked = List.of();
                 int rowsIndexed = 0;
+                String rollupFigures;
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
                         60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
@@ -118,6 +119,7 @@ final class BenchCommand implements Callable<Integer> {
                         err.printf("bench: pipeline round %d done%n", r + 1);
                         err.flush();
                     }
+                    rollupFigures = rollup(bootstrap, prefix, work.resolve("state").resolve("rollup"), timeoutMs, runs);
                     if (queries) {
                         asked = QueryLoad.measure(pipeline, "/api/threads?top=25");
                         rowsIndexed = pipeline.indexes.rows();
@@ -127,6 +129,7 @@ final class BenchCommand implements Callable<Integer> {
                 Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
                 Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
                 print(out, trace, bytes, offline, startSecs, runs, raw, batches);
+                out.println(rollupFigures);
                 for (QueryLoad.Figures q : asked) {
                     out.printf("queries: %s, %2d client(s): %6d requests, %5d failed, %8.0f requests/s, median %.2f ms, p99 %.2f ms (%d rows in the"
                             + " aggregate's index)%n", q.path(), q.clients(), q.requests(), q.failed(), q.perSecond(), q.p50Ms(), q.p99Ms(), rowsIndexed);
@@ -136,6 +139,42 @@ final class BenchCommand implements Callable<Integer> {
             Directories.deleteTree(work);
         }
         return 0;
+    }
+
+    /**
+     * The rollup stage over every final window row the rounds wrote, from the topic's start, after them (so it takes no CPU
+     * from their figures): its rows a second and its stream thread's CPU a row, beside the aggregate's CPU a row it wrote.
+     */
+    private static String rollup(String bootstrap, String prefix, Path state, long timeoutMs, List<Pipeline.Times> runs) throws Exception {
+        long windowRows = 0;
+        long allRows = 0;
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(consumerConfig(bootstrap), new StringDeserializer(), new ByteArrayDeserializer())) {
+            String topic = prefix + SwapstreamConfig.THREAD_STATS;
+            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            var serde = new io.swapstream.schemas.serde.SingleObjectAvroSerde<>(ThreadStats.class);
+            while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))) {
+                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    allRows++;
+                    ThreadStats t = serde.deserialize(r.topic(), r.value());
+                    if (t.getFinal$() && r.key().endsWith("/" + t.getWindowStartNanos())) windowRows++;
+                }
+            }
+        }
+        String appId = "bench-rollup-" + prefix;
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long t0 = System.nanoTime(); // its start included: it takes rows as soon as it runs
+        try (RollupRun rollup = RollupRun.start(bootstrap, appId, state, prefix, 4, (short) 1, Map.of(), deadline, true)) {
+            rollup.awaitTaken(windowRows, deadline);
+            double secs = secs(t0);
+            double cpu = threadCpu(appId + "-rollup-");
+            double aggregateCpu = runs.stream().mapToDouble(Pipeline.Times::aggregateCpuSecs).sum();
+            return String.format("rollup stage: %d final thread-window rows (each into both roll-ups) in %.2f s, %.0f rows/s, %.1f µs CPU a row"
+                    + " (its stream thread; its start included); the aggregate's stream thread: %.1f µs CPU a row it wrote (%d rows, windows and whole-session)",
+                    windowRows, secs, windowRows / secs, cpu / windowRows * 1e6, aggregateCpu / allRows * 1e6, allRows);
+        }
     }
 
     /** The offline figures, and its whole-session rows: threads and switch-ins, what each pipeline round must match. */

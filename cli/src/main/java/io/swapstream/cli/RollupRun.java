@@ -43,8 +43,14 @@ final class RollupRun implements AutoCloseable {
     /** Starts the stage and waits until it runs (its input positions at the topics' ends). */
     static RollupRun start(String bootstrap, String appId, Path stateDir, String prefix, int partitions, short replication,
                            Map<String, String> overrides, long deadlineNanos) throws Exception {
+        return start(bootstrap, appId, stateDir, prefix, partitions, replication, overrides, deadlineNanos, false);
+    }
+
+    /** @param fromStart read every row on the topic (bench), not only those written from now on */
+    static RollupRun start(String bootstrap, String appId, Path stateDir, String prefix, int partitions, short replication,
+                           Map<String, String> overrides, long deadlineNanos, boolean fromStart) throws Exception {
         Map<String, String> o = new java.util.HashMap<>(overrides);
-        o.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "latest");
+        if (!fromStart) o.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "latest");
         Properties config = StageConfig.streams(StageConfig.ROLLUP, bootstrap, appId, stateDir, prefix, replication, o);
         RollupRun run = new RollupRun(config);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -91,6 +97,14 @@ final class RollupRun implements AutoCloseable {
             if (out.size() == keys.size()) return out;
             check(deadlineNanos);
             Thread.sleep(20);
+        }
+    }
+
+    /** Waits until the stage has taken {@code rows} rows (each taken by both roll-ups). */
+    void awaitTaken(long rows, long deadlineNanos) throws InterruptedException {
+        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.decode.streams.StageSensors.ROWS_IN + "-total") < 2.0 * rows) {
+            check(deadlineNanos);
+            Thread.sleep(5);
         }
     }
 

@@ -115,7 +115,7 @@ final class RunCommand implements Callable<Integer> {
                     replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
                     kafka.clientConfigStrings());
                  // with windows, the fleet roll-ups too: per process name across the files, each window
-                 RollupRun rollup = windowNanos > 0 ? RollupRun.start(bootstrap, appId, work.resolve("state").resolve("rollup"), kafka.prefix,
+                 RollupRun rollup = windowNanos > 0 && format == Format.table ? RollupRun.start(bootstrap, appId, work.resolve("state").resolve("rollup"), kafka.prefix,
                          partitions, replication, kafka.clientConfigStrings(), System.nanoTime() + timeoutMs * 1_000_000L) : null) {
                 long t1 = System.nanoTime();
                 IngestCommand.Outcome outcome = IngestCommand.publish(spec, bootstrap, kafka.prefix, files, host, null,
@@ -143,7 +143,8 @@ final class RunCommand implements Callable<Integer> {
                     stats.addAll(rows);
                 }
                 write(stats, windowNanos > 0);
-                if (rollup != null) {
+                // the per-process tables for people; JSON lines stay one ThreadStats record a line
+                if (rollup != null && format == Format.table) {
                     List<ThreadStats> windowRows = new ArrayList<>();
                     windows.values().forEach(windowRows::addAll);
                     writeProcesses(rollup.processRows(windowRows, t1 + timeoutMs * 1_000_000L));
@@ -264,7 +265,7 @@ final class RunCommand implements Callable<Integer> {
         return rows;
     }
 
-    /** Each window's top processes across the files, after the threads (as JSON lines with --format jsonl). */
+    /** Each window's top processes across the files, after the threads' table. */
     private void writeProcesses(List<io.swapstream.schemas.avro.ProcessStats> rows) throws IOException {
         PrintWriter w = out == null ? spec.commandLine().getOut()
                 : new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND));
@@ -272,13 +273,10 @@ final class RunCommand implements Callable<Integer> {
             java.util.TreeMap<Long, List<io.swapstream.schemas.avro.ProcessStats>> byWindow = new java.util.TreeMap<>();
             for (var p : rows) byWindow.computeIfAbsent(p.getWindowStartNanos(), k -> new ArrayList<>()).add(p);
             for (var e : byWindow.entrySet()) {
-                List<io.swapstream.schemas.avro.ProcessStats> ranked = FleetTable.ranked(e.getValue(), "readyP99Nanos",
-                        format == Format.table ? (top != null ? top : 10) : null);
-                if (format == Format.table) {
-                    w.println();
-                    w.println("processes across the files, window " + java.time.Instant.ofEpochSecond(0, e.getKey()) + ", by ready p99:");
-                }
-                FleetTable.writeProcesses(w, ranked, format == Format.jsonl);
+                List<io.swapstream.schemas.avro.ProcessStats> ranked = FleetTable.ranked(e.getValue(), "readyP99Nanos", top != null ? top : 10);
+                w.println();
+                w.println("processes across the files, window " + java.time.Instant.ofEpochSecond(0, e.getKey()) + ", by ready p99:");
+                FleetTable.writeProcesses(w, ranked, false);
             }
         } finally {
             w.flush();

@@ -79,7 +79,7 @@ class LiveSessionIT {
     }
 
     StageProcess ingest(KafkaBroker.Bootstrap k, Path watched) throws Exception {
-        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--quiet", "3s",
+        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--quiet", "10s",
                 "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(60));
     }
 

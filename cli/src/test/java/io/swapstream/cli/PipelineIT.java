@@ -300,6 +300,31 @@ class PipelineIT {
         assertEquals(e, jsonRows(run));
     }
 
+    /** Several files through run, in a table: each window's processes across them, as stats --group process prints them. */
+    @Test
+    void runPrintsEachWindowsProcessesAcrossTheFilesAsStatsGroupProcess(KafkaBroker.Bootstrap kafka) throws Exception {
+        List<String> files = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+            Path f = dir.resolve("web0" + i + ".etl");
+            assertEquals(0, CliRunner.run("generate", "-o", f.toString(), "--switches", "20000", "--seed", String.valueOf(i)).exit());
+            files.add(f.toString());
+        }
+        List<String> runArgs = new ArrayList<>(List.of("run", "--bootstrap-servers", kafka.servers(), "--topic-prefix", prefix, "--format", "table",
+                "--window", "1s", "--top", "1000"));
+        runArgs.addAll(files);
+        CliRunner run = CliRunner.run(runArgs.toArray(String[]::new));
+        assertEquals(0, run.exit(), run.err());
+        List<String> statsArgs = new ArrayList<>(List.of("stats", "--group", "process", "--window", "1s", "--format", "table"));
+        statsArgs.addAll(files);
+        java.util.Set<String> offline = new java.util.HashSet<>(CliRunner.run(statsArgs.toArray(String[]::new)).out().lines().toList());
+        List<String> tables = run.out().lines().dropWhile(l -> !l.startsWith("processes across the files")).toList();
+        long windows = tables.stream().filter(l -> l.startsWith("processes across the files")).count();
+        List<String> rows = tables.stream().filter(l -> l.contains(".exe") || l.contains("(unknown)")).toList();
+        assertTrue(windows >= 2 && rows.size() > windows, run.out() + run.err());
+        for (String row : rows) assertTrue(offline.contains(row), "as stats --group process prints it: " + row);
+        assertTrue(rows.stream().anyMatch(r -> r.contains("web01, web02") || r.contains("web02, web01")), "processes on both hosts");
+    }
+
     @Test
     void runWritesWholeSessionStatsEqualToTheStatsCommand(KafkaBroker.Bootstrap kafka) throws Exception {
         Path f = dir.resolve("trace.etl");

@@ -55,6 +55,7 @@ class RollupIT {
         String prefix = "roll" + UUID.randomUUID().toString().substring(0, 6) + ".";
         List<Path> traces = new ArrayList<>();
         FleetRollup offline = new FleetRollup(FleetGroup.Kind.PROCESS);
+        FleetRollup offlineHosts = new FleetRollup(FleetGroup.Kind.HOST);
         for (int h = 1; h <= 3; h++) {
             Path f = dir.resolve("host" + h + ".etl");
             // the third trace the longest: its host is in the latest window the fleet page shows
@@ -65,6 +66,7 @@ class RollupIT {
             SessionDecoder.decodeBatches(f, h == 3 ? HTML_HOST : "host" + h, null, s::accept, null);
             s.closeAll();
             offline.addAll(s.windowed());
+            offlineHosts.addAll(s.windowed());
         }
         List<ProcessStats> expected = offline.processRows();
         assertTrue(expected.stream().map(ProcessStats::getWindowStartNanos).distinct().count() >= 2, "a minute edge");
@@ -105,6 +107,20 @@ class RollupIT {
                     assertEquals(SketchBytes.read(e.getWaitSketch()).getCount(), SketchBytes.read(g.getWaitSketch()).getCount());
                     assertEquals(withoutSketches(e), withoutSketches(g));
                 }
+                // and per host
+                List<io.swapstream.schemas.avro.HostStats> expectedHosts = offlineHosts.hostRows();
+                SingleObjectAvroSerde<io.swapstream.schemas.avro.HostStats> hostSerde = new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.HostStats.class);
+                Map<String, io.swapstream.schemas.avro.HostStats> hosts = new HashMap<>();
+                for (ConsumerRecord<String, byte[]> r : PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.HOST_STATS,
+                        rs -> rs.size() >= expectedHosts.size())) {
+                    assertEquals(null, hosts.put(r.key(), hostSerde.deserialize("t", r.value())), "once: " + r.key());
+                }
+                for (io.swapstream.schemas.avro.HostStats e : expectedHosts) {
+                    io.swapstream.schemas.avro.HostStats g = hosts.get(RollupTopology.rowKey(e.getHost(), e.getWindowStartNanos()));
+                    assertEquals(io.swapstream.schemas.avro.HostStats.newBuilder(e).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build(),
+                            io.swapstream.schemas.avro.HostStats.newBuilder(g).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build());
+                }
+                assertEquals(expectedHosts.size(), hosts.size());
                 // the API answers with them
                 HttpClient http = HttpClient.newHttpClient();
                 String base = "http://" + rollup.http();
