@@ -62,6 +62,8 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     private final TreeMap<Long, long[]> open = new TreeMap<>();
     /** The latest window start of any row taken: the rows' time. */
     private long rowsTime = Long.MIN_VALUE;
+    /** The open windows' groups as objects: what the store holds, without decoding it again for every row. */
+    private final Map<String, FleetGroup> cached = new java.util.HashMap<>();
     /** Closed windows a late row was logged for: one line per window. */
     private final Set<Long> lateLogged = new HashSet<>();
     private Sensor rowsIn;
@@ -93,6 +95,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         rowsOut = sensors.counter(StageSensors.ROLLUPS_OUT);
         windowsClosed = sensors.counter(StageSensors.WINDOWS_CLOSED);
         open.clear();
+        cached.clear();
         long now = context.currentSystemTimeMs();
         try (KeyValueIterator<String, byte[]> it = windows.all()) {
             while (it.hasNext()) {
@@ -146,8 +149,12 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         }
         window[1] = context.currentSystemTimeMs();
         String key = groupKey(start, name);
-        byte[] stored = groups.get(key);
-        FleetGroup g = stored == null ? new FleetGroup(kind) : FleetGroup.decode(stored);
+        FleetGroup g = cached.get(key);
+        if (g == null) {
+            byte[] stored = groups.get(key);
+            g = stored == null ? new FleetGroup(kind) : FleetGroup.decode(stored);
+            cached.put(key, g);
+        }
         g.add(row);
         groups.put(key, g.encode());
         if (start > rowsTime) {
@@ -179,7 +186,8 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         for (KeyValue<String, byte[]> kv : members) {
             String stored = kv.key.substring(prefix.length());
             String name = stored.isEmpty() ? null : stored;
-            V row = rows.make(FleetGroup.decode(kv.value), name, start, end);
+            FleetGroup g = cached.remove(kv.key);
+            V row = rows.make(g != null ? g : FleetGroup.decode(kv.value), name, start, end);
             latest.put(kv.key, row);
             StateStores.remove(groups, kv.key);
             context.forward(new Record<>(RollupTopology.rowKey(name, start), row, context.currentSystemTimeMs()));
