@@ -300,6 +300,44 @@ class PipelineIT {
         assertEquals(e, jsonRows(run));
     }
 
+    /**
+     * The schemas {@code swapstream schemas} writes, each parsed alone, decode every record of the topics through
+     * Avro's generic reader (no generated class), looked up by the fingerprint each record carries.
+     */
+    @Test
+    void theWrittenSchemasDecodeEveryTopicWithAGenericReader(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("schemas-trace.etl");
+        assertEquals(0, CliRunner.run("generate", "-o", f.toString(), "--switches", "8000").exit());
+        CliRunner run = CliRunner.run("run", f.toString(), "--bootstrap-servers", kafka.servers(), "--topic-prefix", prefix, "--window", "1s",
+                "--format", "jsonl");
+        assertEquals(0, run.exit(), run.err());
+        Path schemas = dir.resolve("schemas");
+        assertEquals(0, CliRunner.run("schemas", "--out", schemas.toString()).exit());
+        Map<Long, org.apache.avro.Schema> byFingerprint = new HashMap<>();
+        try (var files = Files.newDirectoryStream(schemas, "*.avsc")) {
+            for (Path s : files) {
+                org.apache.avro.Schema schema = new org.apache.avro.Schema.Parser().parse(s.toFile()); // alone: a fresh parser each
+                byFingerprint.put(org.apache.avro.SchemaNormalization.parsingFingerprint64(schema), schema);
+            }
+        }
+        Map<String, Integer> decoded = new HashMap<>();
+        for (String topic : List.of(SwapstreamConfig.SESSIONS, SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.THREADS,
+                SwapstreamConfig.THREAD_STATS)) {
+            for (ConsumerRecord<String, byte[]> r : PipelineIT.read(kafka.servers(), prefix + topic, rs -> !rs.isEmpty())) {
+                ByteBuffer b = ByteBuffer.wrap(r.value()).order(ByteOrder.LITTLE_ENDIAN);
+                assertEquals((byte) 0xC3, b.get());
+                assertEquals((byte) 0x01, b.get());
+                org.apache.avro.Schema writer = byFingerprint.get(b.getLong());
+                assertTrue(writer != null, "a schema written for the fingerprint of a record on " + topic);
+                org.apache.avro.generic.GenericRecord g = new org.apache.avro.generic.GenericDatumReader<org.apache.avro.generic.GenericRecord>(writer)
+                        .read(null, org.apache.avro.io.DecoderFactory.get().binaryDecoder(r.value(), 10, r.value().length - 10, null));
+                assertTrue(r.key().startsWith(g.get("session").toString()), r.key());
+                decoded.merge(topic, 1, Integer::sum);
+            }
+        }
+        assertEquals(4, decoded.size(), decoded.toString());
+    }
+
     /** Several files through run, in a table: each window's processes across them, as stats --group process prints them. */
     @Test
     void runPrintsEachWindowsProcessesAcrossTheFilesAsStatsGroupProcess(KafkaBroker.Bootstrap kafka) throws Exception {
