@@ -133,6 +133,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         Properties p = nodeProperties(dir, 1, port, controllerPort, (short) 1);
         p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
         p.put("num.partitions", "1");
+        // topics come from TopicSetup and Kafka Streams, with their settings: a typo'd reader creates nothing
+        p.put("auto.create.topics.enable", "false");
         return p;
     }
 

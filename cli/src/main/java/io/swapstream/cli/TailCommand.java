@@ -53,7 +53,7 @@ final class TailCommand implements Callable<Integer> {
     @Option(names = "--from-beginning", description = "every record; without it, the last --last records of each partition")
     boolean fromBeginning;
 
-    @Option(names = "--last", defaultValue = "10", paramLabel = "N", description = "records per partition shown without --from-beginning")
+    @Option(names = "--last", defaultValue = "10", paramLabel = "N", description = "the last N records of each partition, shown without --from-beginning")
     int last;
 
     @Option(names = "--follow", description = "keep printing new records until stopped") boolean follow;
@@ -78,6 +78,8 @@ final class TailCommand implements Callable<Integer> {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "swapstream-tail");
+        // a reader creates nothing, whatever the broker allows
+        c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
         Function<ConsumerRecord<String, byte[]>, String> json = format(suffix, Map.of(SwapstreamConfig.TOPIC_PREFIX, kafka.prefix));
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
             List<PartitionInfo> infos = consumer.partitionsFor(name);
@@ -86,8 +88,18 @@ final class TailCommand implements Callable<Integer> {
             consumer.assign(parts);
             Map<TopicPartition, Long> begin = consumer.beginningOffsets(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            for (TopicPartition tp : parts) {
-                consumer.seek(tp, fromBeginning ? begin.get(tp) : Math.max(begin.get(tp), end.get(tp) - last));
+            if (fromBeginning) {
+                for (TopicPartition tp : parts) consumer.seek(tp, begin.get(tp));
+            } else {
+                for (TopicPartition tp : parts) {
+                    for (ConsumerRecord<String, byte[]> r : lastRecords(consumer, tp, begin.get(tp), end.get(tp), last)) {
+                        String line = json.apply(r);
+                        if (line != null) out.println(line);
+                    }
+                }
+                consumer.assign(parts);
+                for (TopicPartition tp : parts) consumer.seek(tp, end.get(tp));
+                out.flush();
             }
             while (follow || parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
@@ -98,6 +110,29 @@ final class TailCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * The last {@code n} records of a partition. Offsets count transaction markers too (a committed transaction ends with
+     * one), so {@code end - n} may hold fewer than n records: the look goes back further until it has them, or the start.
+     */
+    static List<ConsumerRecord<String, byte[]>> lastRecords(KafkaConsumer<String, byte[]> consumer, TopicPartition tp, long begin, long end,
+                                                          int n) {
+        if (n == 0 || end <= begin) return List.of();
+        long back = Math.max(2L * n, n + 16L);
+        while (true) {
+            long from = Math.max(begin, end - back);
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, from);
+            List<ConsumerRecord<String, byte[]>> got = new java.util.ArrayList<>();
+            while (consumer.position(tp) < end) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500)).records(tp)) {
+                    if (r.offset() < end) got.add(r);
+                }
+            }
+            if (got.size() >= n || from == begin) return got.subList(Math.max(0, got.size() - n), got.size());
+            back *= 2;
+        }
     }
 
     /** How a topic's records read as JSON lines. */

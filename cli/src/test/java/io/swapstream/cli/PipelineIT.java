@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -336,6 +337,40 @@ class PipelineIT {
             }
         }
         assertEquals(4, decoded.size(), decoded.toString());
+    }
+
+    /**
+     * {@code tail --last N} prints the last N records of each partition, though offsets count transaction markers too;
+     * a topic that does not exist is an error, and stays absent: neither tail nor the broker creates it.
+     */
+    @Test
+    void tailPrintsTheLastNRecordsAndCreatesNoTopic(KafkaBroker.Bootstrap kafka) throws Exception {
+        Path f = dir.resolve("tail-trace.etl");
+        assertEquals(0, CliRunner.run("generate", "-o", f.toString(), "--switches", "8000").exit());
+        assertEquals(0, CliRunner.run("run", f.toString(), "--bootstrap-servers", kafka.servers(), "--topic-prefix", prefix, "--window", "1s",
+                "--format", "jsonl").exit());
+        Map<Integer, Integer> perPartition = new HashMap<>();
+        for (ConsumerRecord<String, byte[]> r : read(kafka, SwapstreamConfig.THREAD_STATS, rs -> !rs.isEmpty())) {
+            perPartition.merge(r.partition(), 1, Integer::sum);
+        }
+        for (int n : new int[] {1, 2, 5}) {
+            CliRunner tail = CliRunner.run("tail", "thread-stats", "--last", String.valueOf(n), "-b", kafka.servers(), "--topic-prefix", prefix);
+            assertEquals(0, tail.exit(), tail.err());
+            int expected = perPartition.values().stream().mapToInt(c -> Math.min(c, n)).sum();
+            assertEquals(expected, tail.out().lines().count(), "--last " + n);
+        }
+        String missing = "yy" + UUID.randomUUID().toString().substring(0, 6) + ".";
+        CliRunner tail = CliRunner.run("tail", "sessions", "-b", kafka.servers(), "--topic-prefix", missing);
+        assertEquals(2, tail.exit());
+        assertTrue(tail.err().contains("does not exist"), tail.err());
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.servers()))) {
+            assertFalse(admin.listTopics().names().get().contains(missing + "sessions"), "not created by reading it");
+            if (kafka.kind().equals("in-jvm")) {
+                var broker = new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.BROKER,
+                        admin.describeCluster().nodes().get().iterator().next().idString());
+                assertEquals("false", admin.describeConfigs(List.of(broker)).all().get().get(broker).get("auto.create.topics.enable").value());
+            }
+        }
     }
 
     /** Several files through run, in a table: each window's processes across them, as stats --group process prints them. */
