@@ -51,7 +51,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES}") Format format;
     @Option(names = "--out", paramLabel = "FILE", description = "write the statistics here instead of standard output") Path out;
-    @Option(names = "--top", paramLabel = "N", description = "only the N rows with the highest p99 wait; default: 20 in a table, all in jsonl")
+    @Option(names = "--top", paramLabel = "N", description = "only the N rows with the highest p99 wait (with --window, N per window); default: 20 in a table, all in jsonl")
     Integer top;
     @Option(names = "--host", paramLabel = "HOST", description = "host of the traces; default: each file's name without extension") String host;
     @Option(names = "--window", paramLabel = "DURATION", description = "print per-window rows of this tumbling window (as stats --window); without it, whole-session rows")
@@ -286,7 +286,18 @@ final class RunCommand implements Callable<Integer> {
 
     private void write(List<ThreadStats> stats, boolean windowed) throws IOException {
         Integer n = top != null ? top : (format == Format.table ? Integer.valueOf(20) : null);
-        List<ThreadStats> rows = n != null || format == Format.table ? StatsTable.ranked(stats, "waitP99Nanos", n) : stats;
+        List<ThreadStats> rows;
+        if (n == null && format != Format.table) {
+            rows = stats;
+        } else if (windowed) {
+            // --top N: N per window, windows in time order
+            java.util.TreeMap<Long, List<ThreadStats>> byWindow = new java.util.TreeMap<>();
+            for (ThreadStats t : stats) byWindow.computeIfAbsent(t.getWindowStartNanos(), k -> new ArrayList<>()).add(t);
+            rows = new ArrayList<>();
+            for (List<ThreadStats> w : byWindow.values()) rows.addAll(StatsTable.ranked(w, "waitP99Nanos", n));
+        } else {
+            rows = StatsTable.ranked(stats, "waitP99Nanos", n);
+        }
         PrintWriter w = out == null ? spec.commandLine().getOut()
                 : new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8));
         try {

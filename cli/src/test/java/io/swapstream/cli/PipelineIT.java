@@ -391,6 +391,15 @@ class PipelineIT {
         statsArgs.addAll(files);
         java.util.Set<String> offline = new java.util.HashSet<>(CliRunner.run(statsArgs.toArray(String[]::new)).out().lines().toList());
         List<String> tables = run.out().lines().dropWhile(l -> !l.startsWith("processes across the files")).toList();
+        // --top 2 is two threads per window
+        List<String> runTop2Args = new ArrayList<>(runArgs);
+        runTop2Args.set(runTop2Args.indexOf("1000"), "2");
+        runTop2Args.set(runTop2Args.indexOf(prefix), "top2" + prefix); // the same files again: other topics
+        CliRunner top2 = CliRunner.run(runTop2Args.toArray(String[]::new));
+        Map<String, Integer> perWindow = new HashMap<>();
+        top2.out().lines().takeWhile(l -> !l.startsWith("(times")).filter(l -> l.matches("^\\d{4}-.*"))
+                .forEach(l -> perWindow.merge(l.substring(0, 24), 1, Integer::sum));
+        assertTrue(perWindow.size() >= 2 && perWindow.values().stream().allMatch(c -> c == 2), top2.out() + top2.err());
         long windows = tables.stream().filter(l -> l.startsWith("processes across the files")).count();
         List<String> rows = tables.stream().filter(l -> l.contains(".exe") || l.contains("(unknown)")).toList();
         assertTrue(windows >= 2 && rows.size() > windows, run.out() + run.err());
