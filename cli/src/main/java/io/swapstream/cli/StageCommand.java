@@ -247,6 +247,10 @@ abstract class StageCommand implements Callable<Integer> {
         @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
         String emit;
 
+        @Option(names = "--keep-windows", defaultValue = "60", paramLabel = "N", description = "closed windows per session the queries"
+                + " keep (the topic has them all); a thread's answer says when earlier ones were dropped")
+        int keepWindows;
+
         /** The tasks' row indexes, shared by the topology's processors and the query API. */
         final io.swapstream.aggregate.streams.RowIndexes indexes = new io.swapstream.aggregate.streams.RowIndexes();
 
@@ -256,7 +260,7 @@ abstract class StageCommand implements Callable<Integer> {
 
         @Override
         void routes(StageHttp server, KafkaStreams streams) {
-            StatsApi api = new StatsApi(streams, indexes, advertised, server.scheme(), server.tls());
+            StatsApi api = new StatsApi(streams, indexes, advertised, server.scheme(), server.tls()).keeping(keepWindows);
             server.route("/api/", api::answer);
             server.staticFiles("/swapstream-page");
         }
@@ -265,6 +269,12 @@ abstract class StageCommand implements Callable<Integer> {
         void validate() {
             Options.positiveDuration("--window", window);
             Options.positiveDuration("--emit-interval", emit);
+            Options.atLeast("--keep-windows", keepWindows, 1);
+        }
+
+        @Override
+        Map<String, String> stageSettings() {
+            return Map.of(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, String.valueOf(keepWindows));
         }
 
         Topology topology(Properties config) {

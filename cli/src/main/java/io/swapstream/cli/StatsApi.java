@@ -47,6 +47,8 @@ final class StatsApi {
     private final KafkaStreams streams;
     private final RowIndexes indexes;
     private final String self;
+    /** Closed windows per session the stats store keeps (the aggregate's --keep-windows). */
+    private int keepWindows = io.swapstream.schemas.SwapstreamConfig.DEFAULT_KEEP_WINDOWS;
     /** Tells this instance's ETags from an earlier run's. */
     private final String started = Long.toHexString(System.currentTimeMillis());
     private final Peers peers;
@@ -61,6 +63,12 @@ final class StatsApi {
         this.indexes = indexes;
         this.peers = new Peers(streams, self, scheme, tls);
         this.self = self;
+    }
+
+    /** The closed windows per session the stage keeps: a thread's answer says so when it had more. */
+    StatsApi keeping(int windows) {
+        this.keepWindows = windows;
+        return this;
     }
 
     /** The route: a request's path and query, and the ETag the client holds. */
@@ -265,6 +273,13 @@ final class StatsApi {
         return c == null ? null : c.toString();
     }
 
+    /** The start of the session's oldest window in the store; Long.MAX_VALUE when none. */
+    private static long oldestWindowKept(ReadOnlyKeyValueStore<String, ThreadStats> stats, String session) {
+        try (KeyValueIterator<String, ThreadStats> it = stats.prefixScan(session + "/w/", new StringSerializer())) {
+            return it.hasNext() ? it.next().value.getWindowStartNanos() : Long.MAX_VALUE;
+        }
+    }
+
     /** One thread's whole-session row with its kept windows, oldest first; null when it has none. */
     private ObjectNode localThread(String session, int tid) throws IOException {
         ReadOnlyKeyValueStore<String, ThreadStats> stats = store(AggregateTopology.STATS_STORE);
@@ -281,6 +296,10 @@ final class StatsApi {
         ObjectNode n = JSON.createObjectNode();
         n.set("whole", whole == null ? null : JSON.readTree(AvroJson.toJson(whole)));
         n.set("windows", windows);
+        // the thread ran before the oldest window kept: its earlier windows left the store (the topic has them)
+        long oldestKept = oldestWindowKept(stats, session);
+        n.put("windowsKept", keepWindows);
+        n.put("earlierWindowsDropped", whole != null && oldestKept != Long.MAX_VALUE && whole.getWindowStartNanos() < oldestKept);
         return n;
     }
 }

@@ -97,7 +97,7 @@ class ServiceIT {
 
     StageProcess aggregate(String instance) throws Exception {
         List<String> a = new ArrayList<>(List.of(args("aggregate", instance)));
-        a.addAll(List.of("--window", "1s", "--emit-interval", "500ms"));
+        a.addAll(List.of("--window", "1s", "--emit-interval", "500ms", "--keep-windows", "3"));
         return StageProcess.start(dir.resolve("aggregate-" + instance + ".log"), a.toArray(String[]::new))
                 .awaitLog("aggregate: running", Duration.ofSeconds(60));
     }
@@ -186,6 +186,9 @@ class ServiceIT {
         Answer thread = get(b, "/api/threads/" + enc(anySession) + "/" + tid);
         assertEquals(offline.get(anySession).get(tid), thread.body().path("whole"));
         assertTrue(thread.body().path("windows").size() > 0, "kept windows");
+        assertTrue(thread.body().path("windows").size() <= 3, "no more than --keep-windows");
+        assertEquals(3, thread.body().path("windowsKept").asInt(), "the answer says how many windows are kept");
+        assertTrue(thread.body().has("earlierWindowsDropped"));
         for (JsonNode w : thread.body().path("windows")) assertEquals(tid, w.path("threadId").asInt());
         // bad requests: one line, and the right status
         // the instance that holds a session tags its answer; a client holding it gets a 304 while no row changes

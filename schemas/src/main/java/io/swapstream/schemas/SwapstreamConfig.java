@@ -33,7 +33,7 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_FLUSH_BATCHES = 1024;
     /** Aggregate: closed windows the stats store keeps per thread for queries (default {@value #DEFAULT_KEEP_WINDOWS}); the topic has them all. */
     public static final String AGGREGATE_KEEP_WINDOWS = "swapstream.aggregate.keep.windows";
-    public static final int DEFAULT_KEEP_WINDOWS = 10;
+    public static final int DEFAULT_KEEP_WINDOWS = 60;
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
     /**
