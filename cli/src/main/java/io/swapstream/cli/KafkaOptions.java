@@ -69,9 +69,21 @@ final class KafkaOptions {
     String connect() {
         validate(true);
         String b = bootstrapOrNull();
-        KafkaReachability.await(b, connectTimeoutMs(), clientConfig());
+        KafkaReachability.await(b, connectTimeoutMs(), clientConfig(), this::notice);
         return b;
     }
+
+    /** A line on the command's stderr, at once. */
+    void notice(String line) {
+        if (mixee == null) return;
+        java.io.PrintWriter err = mixee.commandLine().getErr();
+        err.println("swapstream: " + line);
+        err.flush();
+    }
+
+    /** The command this mixin is part of: where its notices go. */
+    @picocli.CommandLine.Spec(picocli.CommandLine.Spec.Target.MIXEE)
+    picocli.CommandLine.Model.CommandSpec mixee;
 
     /** The properties of --client-config, or none. */
     Map<String, Object> clientConfig() {

@@ -61,7 +61,16 @@ final class KafkaReachability {
      * @throws ServiceException naming the servers and what went wrong, after {@code timeoutMs}
      */
     static void await(String bootstrap, long timeoutMs, Map<String, Object> clientConfig) {
+        await(bootstrap, timeoutMs, clientConfig, line -> { });
+    }
+
+    /**
+     * As {@link #await(String, long, Map)}, telling {@code notice} at once, in one line, the first time the servers do not
+     * answer (refused, no answer, not Kafka): the wait then goes on quietly until the timeout.
+     */
+    static void await(String bootstrap, long timeoutMs, Map<String, Object> clientConfig, java.util.function.Consumer<String> notice) {
         List<Server> servers = parse(bootstrap);
+        boolean told = false;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         String why;
         while (true) {
@@ -87,6 +96,11 @@ final class KafkaReachability {
             why = String.join("; ", problems);
             if (problems.stream().allMatch(p -> p.contains("did not resolve"))) {
                 throw new ServiceException("cannot reach Kafka at " + bootstrap + ": " + why);
+            }
+            if (!told) {
+                told = true;
+                notice.accept(String.format("cannot reach Kafka at %s yet: %s; trying again for up to %.1f s (--connect-timeout)", bootstrap,
+                        why, remainingMs(deadline) / 1000.0));
             }
             if (remainingMs(deadline) <= 0) break;
             try {

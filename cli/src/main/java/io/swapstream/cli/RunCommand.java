@@ -88,7 +88,7 @@ final class RunCommand implements Callable<Integer> {
             String bootstrap = kafka.bootstrapOrNull();
             long t0 = System.nanoTime();
             if (bootstrap != null) {
-                KafkaReachability.await(bootstrap, kafka.connectTimeoutMs(), kafka.clientConfig());
+                KafkaReachability.await(bootstrap, kafka.connectTimeoutMs(), kafka.clientConfig(), kafka::notice);
             } else {
                 broker = EmbeddedKafkaBroker.start();
                 bootstrap = broker.bootstrapServers();
