@@ -26,43 +26,62 @@ async function json(url) {
   return { body, changed: true };
 }
 
-function cell(tr, value, cls) {
-  const td = document.createElement("td");
-  if (cls) td.className = cls;
-  td.textContent = value;
-  tr.appendChild(td);
+/** The table's rows by thread: updated in place, so a selection (and a click landing mid-refresh) survives a refresh. */
+const rowsByKey = new Map();
+
+function values(t) {
+  // a map has no order on the wire (and JavaScript orders numeric keys): most readied first, then by thread id
+  const readiers = Object.entries(t.topReadiers || {}).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  return [
+    [t.host, "text"], [text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : ""), "text"], [t.threadId],
+    [t.switchInCount], [t.waitCount], [ms(t.waitP50Nanos)], [ms(t.waitP99Nanos)], [ms(t.waitMaxNanos)], [ms(t.waitSumNanos)],
+    [ms(t.readyP50Nanos)], [ms(t.readyP99Nanos)], [ms(t.readySumNanos)],
+    [readiers.map(([tid, n]) => tid + " (" + n + ")").join(" "), "text"],
+    [t.priorityMean == null ? "" : t.priorityMean.toFixed(1)], [t.final ? "final" : "running", "text"], [t.session, "text"]];
 }
 
 function showThreads(rows) {
   const tbody = document.querySelector("#threads tbody");
-  tbody.replaceChildren();
+  const shown = new Set();
   for (const t of rows) {
-    const tr = document.createElement("tr");
     const key = t.session + "/" + t.threadId;
+    shown.add(key);
+    let tr = rowsByKey.get(key);
+    const v = values(t);
+    if (!tr) {
+      tr = document.createElement("tr");
+      tr.dataset.key = key;
+      tr.dataset.session = t.session;
+      tr.dataset.tid = t.threadId;
+      for (const [, cls] of v) {
+        const td = document.createElement("td");
+        if (cls) td.className = cls;
+        tr.appendChild(td);
+      }
+      tr.addEventListener("click", () => { selected = key; chartStale = true; refresh(); });
+      rowsByKey.set(key, tr);
+    }
+    v.forEach(([value], i) => { const s = value == null ? "" : String(value); if (tr.children[i].textContent !== s) tr.children[i].textContent = s; });
     tr.className = "row" + (key === selected ? " selected" : "");
-    tr.dataset.key = key;
-    tr.dataset.session = t.session;
-    tr.dataset.tid = t.threadId;
-    cell(tr, t.host, "text");
-    cell(tr, text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : ""), "text");
-    cell(tr, t.threadId);
-    cell(tr, t.switchInCount);
-    cell(tr, t.waitCount);
-    cell(tr, ms(t.waitP50Nanos));
-    cell(tr, ms(t.waitP99Nanos));
-    cell(tr, ms(t.waitMaxNanos));
-    cell(tr, ms(t.waitSumNanos));
-    cell(tr, ms(t.readyP50Nanos));
-    cell(tr, ms(t.readyP99Nanos));
-    cell(tr, ms(t.readySumNanos));
-    // a map has no order on the wire (and JavaScript orders numeric keys): most readied first, then by thread id
-    const readiers = Object.entries(t.topReadiers || {}).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-    cell(tr, readiers.map(([tid, n]) => tid + " (" + n + ")").join(" "), "text");
-    cell(tr, t.priorityMean == null ? "" : t.priorityMean.toFixed(1));
-    cell(tr, t.final ? "final" : "running", "text");
-    tr.addEventListener("click", () => { selected = key; chartStale = true; refresh(); });
-    tbody.appendChild(tr);
+    tbody.appendChild(tr); // moves an existing row into the server's order
   }
+  for (const [key, tr] of rowsByKey) {
+    if (!shown.has(key)) { tr.remove(); rowsByKey.delete(key); }
+  }
+}
+
+/** A click on a numeric column's header ranks by it (on the server, over every thread). */
+function sortBy(field) {
+  const by = document.getElementById("by");
+  if (![...by.options].some(o => o.value === field)) {
+    const o = document.createElement("option");
+    o.value = field;
+    o.textContent = field;
+    by.appendChild(o);
+  }
+  by.value = field;
+  chartStale = true;
+  refresh();
 }
 
 function showChart(thread) {
@@ -72,7 +91,7 @@ function showChart(thread) {
   const W = 640, H = 160, pad = 30;
   const max = Math.max(1, ...w.map(x => Math.max(x.waitP99Nanos || 0, x.readyP99Nanos || 0)));
   const bar = w.length ? (W - 2 * pad) / w.length : 0;
-  let svg = `<svg id="windows" width="${W}" height="${H + 40}" xmlns="http://www.w3.org/2000/svg">`;
+  let svg = `<svg id="windows" width="${W}" height="${H + 56}" xmlns="http://www.w3.org/2000/svg">`;
   svg += `<text x="${pad}" y="14">thread ${thread.whole ? thread.whole.threadId : ""}: wait p99 (blue) and ready p99 (orange) per window (max ${ms(max)} ms)</text>`;
   const half = Math.max(1, bar / 2 - 1);
   w.forEach((x, i) => {
@@ -83,7 +102,13 @@ function showChart(thread) {
         + `<title>${at}: wait p99 ${ms(x.waitP99Nanos)} ms, ${x.waitCount} waits</title></rect>`;
     svg += `<rect class="ready" x="${pad + i * bar + 1 + half}" y="${20 + H - r}" width="${half}" height="${r}" fill="#e08a2c">`
         + `<title>${at}: ready p99 ${ms(x.readyP99Nanos)} ms, ${x.readyCount} ready</title></rect>`;
+    // the time axis: the windows' starts in wall-clock time (UTC), a label every few bars
+    if (i % Math.max(1, Math.ceil(w.length / 8)) === 0) {
+      svg += `<text class="tick" x="${pad + i * bar + 1}" y="${H + 36}">${at.substring(11, 19)}</text>`;
+    }
   });
+  svg += `<line x1="${pad}" y1="${20 + H}" x2="${W - pad}" y2="${20 + H}" stroke="#999"/>`;
+  svg += `<text x="${W - pad - 70}" y="${H + 50}">window start, UTC</text>`;
   svg += `</svg>`;
   chart.innerHTML = svg;
 }
@@ -121,5 +146,6 @@ async function refresh() {
 }
 
 document.getElementById("by").addEventListener("change", () => { chartStale = true; refresh(); });
+for (const th of document.querySelectorAll("#threads th[data-by]")) th.addEventListener("click", () => sortBy(th.dataset.by));
 refresh();
 setInterval(refresh, REFRESH_MS);

@@ -175,12 +175,14 @@ final class StageHttp implements AutoCloseable {
     StageHttp staticFiles(String resourceDir) {
         return route("/", request -> {
             String path = request.path();
-            String name = path.equals("/") ? "index.html" : path.substring(1);
+            // a browser asks for /favicon.ico whatever the page says
+            String name = path.equals("/") ? "index.html" : path.equals("/favicon.ico") ? "favicon.svg" : path.substring(1);
             if (name.contains("..") || name.contains("/")) throw new HttpProblem(404, "no such page: " + path);
             try (InputStream in = StageHttp.class.getResourceAsStream(resourceDir + "/" + name)) {
                 if (in == null) throw new HttpProblem(404, "no such page: " + path);
                 String type = name.endsWith(".html") ? "text/html; charset=utf-8" : name.endsWith(".js")
-                        ? "text/javascript; charset=utf-8" : name.endsWith(".css") ? "text/css; charset=utf-8" : "application/octet-stream";
+                        ? "text/javascript; charset=utf-8" : name.endsWith(".css") ? "text/css; charset=utf-8"
+                        : name.endsWith(".svg") ? "image/svg+xml" : "application/octet-stream";
                 return new Response(200, type, in.readAllBytes());
             }
         });

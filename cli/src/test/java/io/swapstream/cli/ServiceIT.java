@@ -253,8 +253,8 @@ class ServiceIT {
                 assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(), keys.get(i), "row " + i);
             }
             assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
-            // ranked by ready time: the server's order, and the readying threads shown
-            new org.openqa.selenium.support.ui.Select(page.findElement(By.id("by"))).selectByValue("readyP99Nanos");
+            // a click on a column's header ranks by it: the server's order, and the readying threads shown
+            page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
             JsonNode byReady = get(a, "/api/threads?top=25&by=readyP99Nanos").body();
             String firstByReady = byReady.get(0).path("session").asText() + "/" + byReady.get(0).path("threadId").asInt();
             awaitPage(page, p -> firstByReady.equals(p.findElements(By.cssSelector("#threads tbody tr")).get(0).getAttribute("data-key")));
@@ -268,12 +268,21 @@ class ServiceIT {
             boolean named = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).stream()
                     .anyMatch(r -> !r.findElements(By.tagName("td")).get(12).getText().isEmpty()));
             assertTrue(named, "the page names who woke threads");
-            // a click shows that thread's windows
-            settled(page, p -> {
-                p.findElements(By.cssSelector("#threads tbody tr")).get(0).click();
-                return true;
+            // each row names its session
+            assertEquals(byReady.get(0).path("session").asText(), settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).get(0)
+                    .findElements(By.tagName("td")).get(15).getText()));
+            // a click shows that thread's windows over a time axis; the row stays the same element, selected, through refreshes
+            org.openqa.selenium.WebElement clicked = settled(page, p -> {
+                org.openqa.selenium.WebElement row = p.findElements(By.cssSelector("#threads tbody tr")).get(0);
+                row.click();
+                return row;
             });
-            awaitPage(page, p -> !p.findElements(By.cssSelector("#windows rect.window")).isEmpty());
+            awaitPage(page, p -> !p.findElements(By.cssSelector("#windows rect.window")).isEmpty()
+                    && !p.findElements(By.cssSelector("#windows text.tick")).isEmpty());
+            int refreshes = Integer.parseInt(page.findElement(By.id("refreshes")).getText());
+            awaitPage(page, p -> Integer.parseInt(p.findElement(By.id("refreshes")).getText()) >= refreshes + 2);
+            assertTrue(clicked.getAttribute("class").contains("selected"), "the selection survives two refreshes, in place");
+            assertEquals(200, get(a, "/favicon.ico").status());
             // a fourth host's session arrives: the page shows it without a reload
             publish(trace("app01", 5_000), "app01").join();
             awaitPage(page, p -> p.findElement(By.id("sessions")).getText().equals("4 session(s) on 4 host(s)"));
