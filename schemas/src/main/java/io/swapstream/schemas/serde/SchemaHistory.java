@@ -1,6 +1,5 @@
 package io.swapstream.schemas.serde;
 
-import io.swapstream.schemas.avro.ThreadInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -34,10 +33,8 @@ public final class SchemaHistory {
             String name = "/io/swapstream/schemas/avro-history/" + type.getSimpleName() + ".v" + v + ".avsc";
             try (InputStream in = SchemaHistory.class.getResourceAsStream(name)) {
                 if (in == null) return out;
-                // named types the old schema refers to and that never changed
-                Schema.Parser parser = new Schema.Parser();
-                parser.addTypes(List.of(ThreadInfo.getClassSchema()));
-                out.add(parser.parse(in));
+                // each file holds every type it uses: it loads alone, here and in any reader
+                out.add(new Schema.Parser().parse(in));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
