@@ -225,6 +225,11 @@ class LiveSessionIT {
             for (double at : new double[] {0.33, 0.66}) {
                 awaitFileSize(watched.resolve("live.etl"), (long) (Files.size(whole) * at));
                 assertTrue(writer.isAlive(), "killed while the file still grows");
+                if (at < 0.5) {
+                    // the open session shows on both stages' gauges, from whichever task holds it
+                    RebalanceIT.awaitCounter(decode, "swapstream_sessions_open");
+                    RebalanceIT.awaitCounter(aggregate, "swapstream_sessions_open");
+                }
                 ingest[0].kill9();
                 ingest[0] = ingest(k, watched).awaitLog("resuming session", Duration.ofSeconds(60));
             }
