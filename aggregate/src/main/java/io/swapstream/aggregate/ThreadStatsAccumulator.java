@@ -215,9 +215,9 @@ public final class ThreadStatsAccumulator {
      * p50, p90 and p99 of {@code sketch}, held within [min, max] (the sketch's bins are 1% wide);
      * nulls when it holds nothing. Together: the sketch counts its bins once, not once per quantile.
      */
-    private static Long[] quantiles(DDSketch sketch, long count, long min, long max) {
+    public static Long[] quantiles(DDSketch sketch, long count, long min, long max) {
         Long[] out = new Long[QUANTILES.length];
-        if (count == 0) return out;
+        if (count == 0 || sketch == null || sketch.getCount() == 0) return out;
         double[] v = sketch.getValuesAtQuantiles(QUANTILES);
         for (int i = 0; i < v.length; i++) out[i] = Math.max(min, Math.min(max, Math.round(v[i])));
         return out;

@@ -194,13 +194,9 @@ public final class FleetGroup {
         return s == null || s.getCount() == 0 ? null : SketchBytes.of(s);
     }
 
-    /** p50, p90, p99 within [min, max] (the sketch's bins are 1% wide), as the thread rows have them; nulls for none. */
+    /** p50, p90, p99 as the thread rows have them (within [min, max]); nulls for none. */
     private static Long[] quantiles(DDSketch s, long count, long min, long max) {
-        Long[] out = new Long[3];
-        if (s == null || count == 0 || s.getCount() == 0) return out;
-        double[] v = s.getValuesAtQuantiles(new double[] {0.50, 0.90, 0.99});
-        for (int i = 0; i < 3; i++) out[i] = Math.max(min == Long.MAX_VALUE ? 0 : min, Math.min(max, Math.round(v[i])));
-        return out;
+        return ThreadStatsAccumulator.quantiles(s, count, min == Long.MAX_VALUE ? 0 : min, max);
     }
 
     /** The five members with the most ready time, most first (ties by name). */
