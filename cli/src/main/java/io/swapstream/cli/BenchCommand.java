@@ -110,15 +110,21 @@ final class BenchCommand implements Callable<Integer> {
                 List<QueryLoad.Figures> asked = List.of();
                 int rowsIndexed = 0;
                 String rollupFigures;
+                Map<String, Double> cpuBefore = Map.of();
+                Map<String, Double> cpuRounds = Map.of();
+                Map<String, Long> topicBytes = Map.of();
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
                         60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
                     startSecs = secs(started);
+                    cpuBefore = cpuByThreadGroup();
                     for (int r = 0; r < rounds; r++) {
                         runs.add(round(bootstrap, prefix, pipeline, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
                         err.printf("bench: pipeline round %d done%n", r + 1);
                         err.flush();
                     }
+                    cpuRounds = minus(cpuByThreadGroup(), cpuBefore);
+                    topicBytes = bytesByTopic(bootstrap, prefix);
                     rollupFigures = rollup(bootstrap, prefix, work.resolve("state").resolve("rollup"), timeoutMs, runs);
                     if (queries) {
                         asked = QueryLoad.measure(pipeline, "/api/threads?top=25");
@@ -129,6 +135,13 @@ final class BenchCommand implements Callable<Integer> {
                 Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
                 Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
                 print(out, trace, bytes, offline, startSecs, runs, raw, batches);
+                long allSwitches = offline.get(0).switches() * rounds;
+                out.printf("bytes a switch each topic holds after the rounds (compacted ones after their cleaning; %d switches in all):%n", allSwitches);
+                topicBytes.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).forEach(e ->
+                        out.printf("  %-70s %10.1f MiB %7.2f B/switch%n", e.getKey(), e.getValue() / 1048576.0, (double) e.getValue() / allSwitches));
+                out.printf("CPU seconds of all %d rounds by thread group (digits in names as N), the largest:%n", rounds);
+                cpuRounds.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(12).forEach(e ->
+                        out.printf("  %-70s %8.2f s%n", e.getKey(), e.getValue()));
                 out.println(rollupFigures);
                 for (QueryLoad.Figures q : asked) {
                     out.printf("queries: %s, %2d client(s): %6d requests, %5d failed, %8.0f requests/s, median %.2f ms, p99 %.2f ms (%d rows in the"
@@ -175,6 +188,34 @@ final class BenchCommand implements Callable<Integer> {
                     + " (its stream thread; its start included); the aggregate's stream thread: %.1f µs CPU a row it wrote (%d rows, windows and whole-session)",
                     windowRows, secs, windowRows / secs, cpu / windowRows * 1e6, aggregateCpu / allRows * 1e6, allRows);
         }
+    }
+
+    /** CPU seconds so far of the live threads, by name with its digits as N: the broker's request handlers together, say. */
+    static Map<String, Double> cpuByThreadGroup() {
+        var mx = ManagementFactory.getThreadMXBean();
+        Map<String, Double> out = new HashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            long ns = mx.getThreadCpuTime(t.getId());
+            if (ns > 0) out.merge(t.getName().replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "ID").replaceAll("[0-9]+", "N"), ns / 1e9, Double::sum);
+        }
+        return out;
+    }
+
+    static Map<String, Double> minus(Map<String, Double> after, Map<String, Double> before) {
+        Map<String, Double> out = new HashMap<>();
+        after.forEach((k, v) -> out.put(k, v - before.getOrDefault(k, 0.0)));
+        return out;
+    }
+
+    /** The bytes of every topic of the run: the pipeline's and its stages' changelogs and repartition topics. */
+    static Map<String, Long> bytesByTopic(String bootstrap, String prefix) throws Exception {
+        Map<String, Long> out = new HashMap<>();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            for (String topic : admin.listTopics().names().get()) {
+                if (topic.startsWith(prefix) || topic.startsWith("bench-" + prefix)) out.put(topic, topicSize(bootstrap, topic, null).bytes());
+            }
+        }
+        return out;
     }
 
     /** The offline figures, and its whole-session rows: threads and switch-ins, what each pipeline round must match. */
@@ -305,7 +346,7 @@ final class BenchCommand implements Callable<Integer> {
             while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     records++;
-                    bytes += r.value().length;
+                    bytes += r.value() == null ? 0 : r.value().length; // a changelog's tombstones have none
                 }
             }
             return new TopicSize(records, bytes, end);
