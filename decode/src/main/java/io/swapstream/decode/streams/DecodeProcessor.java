@@ -47,6 +47,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private final Map<String, LiveSession> live = new HashMap<>();
     /** Sessions with state in this task, not ended: counted by each idle scan, kept up between. */
     private long openSessions;
+    /** Items the merges of the sessions in memory hold: kept as a sum, not added up again per buffer. */
+    private long queuedTotal;
 
     DecodeProcessor(DecodeSettings settings) {
         this.settings = settings;
@@ -54,6 +56,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
+        queuedTotal = 0;
         this.context = context;
         this.stores = new DecodeStores(context);
         this.outputs = new DecodeOutputs(context);
@@ -134,6 +137,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (l == null) {
             l = LiveSession.restore(session, p, stores, inputs, settings, outputs, metrics);
             live.put(session, l);
+            queuedTotal += l.queued;
         }
         l.timestamp = timestamp;
         return l;
@@ -155,7 +159,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.checkpoints++;
             p.redoBytes = 0;
             stores.putCheckpoint(l.session, l.checkpoint(), redoFrom, p.checkpointNext);
-            recordMergeGauges();
+            recordLargestCheckpoint();
         }
     }
 
@@ -163,6 +167,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         DecodeProgress p = l.progress;
         metrics.buffersIn.record();
         String source = RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_SOURCE_FILE, l.session) + " buffer " + index;
+        long queuedBefore = l.queued;
         try {
             l.decode(bytes, RawBufferHeaders.fileOffset(headers, index), source);
         } catch (EtlFormatException e) {
@@ -171,7 +176,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             deadLetter(l.session, headers, bytes, "malformed-buffer", e.getMessage(), l.timestamp);
             return;
         }
-        recordMergeGauges();
+        queuedTotal += l.queued - queuedBefore;
+        metrics.mergeQueued.record(queuedTotal);
         if (!p.sessionEmitted && l.decoder.session() != null) {
             p.sessionEmitted = true;
             outputs.session(l.session, AvroRecords.of(l.decoder.session()).setBuffers(p.next).build(), l.timestamp);
@@ -226,7 +232,9 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.endedMs = context.currentSystemTimeMs();
         stores.put(l.session, p);
         live.remove(l.session);
-        recordMergeGauges();
+        queuedTotal -= l.queued;
+        metrics.mergeQueued.record(queuedTotal);
+        recordLargestCheckpoint();
         metrics.sessionsOpen.record(openSessions = Math.max(0, openSessions - 1));
         metrics.sessionsEnded.record();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
@@ -269,15 +277,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         for (KeyValue<String, DecodeProgress> kv : idle) end(live(kv.key, kv.value, now), null, "idle-timeout");
     }
 
-    /** The merges' items held and the largest checkpoint, over the sessions in memory. */
-    private void recordMergeGauges() {
-        long queued = 0;
+    /** The largest last checkpoint of the sessions in memory: looked at when one is taken or a session leaves, not per buffer. */
+    private void recordLargestCheckpoint() {
         long checkpoint = 0;
-        for (LiveSession l : live.values()) {
-            queued += l.queued;
-            checkpoint = Math.max(checkpoint, l.checkpointBytes);
-        }
-        metrics.mergeQueued.record(queued);
+        for (LiveSession l : live.values()) checkpoint = Math.max(checkpoint, l.checkpointBytes);
         metrics.checkpointBytes.record(checkpoint);
     }
 

@@ -83,6 +83,7 @@ final class LiveSession {
             }
         }
         l.replaying = false;
+        l.queued = l.decoder.queued();
         l.outOfOrderCounted = l.decoder.counters().switchesOutOfOrder;
         l.early = stores.earlyCount(session);
         return l;
