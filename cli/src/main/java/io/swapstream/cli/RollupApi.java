@@ -136,7 +136,7 @@ final class RollupApi {
             while (it.hasNext()) {
                 var kv = it.next();
                 if (name != null && !kv.key.substring(kv.key.indexOf('/') + 1).equals(name)) continue;
-                ObjectNode row = (ObjectNode) JSON.readTree(FleetTable.json(kv.value, sketches));
+                ObjectNode row = (ObjectNode) JSON.readTree(io.swapstream.schemas.serde.AvroJson.toJson(kv.value));
                 if (!sketches) row.remove(List.of("waitSketch", "readySketch", "runSketch"));
                 out.add(row);
             }

@@ -1,7 +1,6 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.FleetRollup;
 import io.swapstream.aggregate.fleet.streams.RollupControl;
 import io.swapstream.aggregate.fleet.streams.RollupTopology;
 import io.swapstream.schemas.avro.ProcessStats;
@@ -72,14 +71,12 @@ final class RollupRun implements AutoCloseable {
      * them all (each is taken by both roll-ups), every window closes, and the rows are read from its store.
      */
     List<ProcessStats> processRows(List<ThreadStats> windowRows, long deadlineNanos) throws InterruptedException {
-        FleetRollup expected = new FleetRollup(FleetGroup.Kind.PROCESS);
-        expected.addAll(windowRows);
-        List<ProcessStats> keys = expected.processRows();
-        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.decode.streams.StageSensors.ROWS_IN + "-total")
-                < 2.0 * windowRows.size()) {
-            check(deadlineNanos);
-            Thread.sleep(20);
+        // the groups the stage will write: each row's process name and window (no merging here; the stage does that)
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        for (ThreadStats t : windowRows) {
+            keys.add(RollupTopology.storeKey(FleetGroup.nameOf(FleetGroup.Kind.PROCESS, t), t.getWindowStartNanos()));
         }
+        awaitTaken(windowRows.size(), deadlineNanos);
         control.endOfInput();
         List<ProcessStats> out = new ArrayList<>();
         while (true) {
@@ -87,8 +84,8 @@ final class RollupRun implements AutoCloseable {
             try {
                 ReadOnlyKeyValueStore<String, ProcessStats> store = streams.store(StoreQueryParameters.fromNameAndType(
                         RollupTopology.PROCESS_ROWS_STORE, QueryableStoreTypes.keyValueStore()));
-                for (ProcessStats k : keys) {
-                    ProcessStats p = store.get(RollupTopology.storeKey(k.getProcessName(), k.getWindowStartNanos()));
+                for (String k : keys) {
+                    ProcessStats p = store.get(k);
                     if (p != null) out.add(p);
                 }
             } catch (InvalidStateStoreException e) {

@@ -97,7 +97,9 @@ final class StatsApi {
                 case "all" -> RowIndex.Rows.ALL;
                 default -> throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of none, latest, all");
             };
-            boolean here = local || (session != null ? ownedHere(session) : alone());
+            // the owner of the session, asked once: this instance, or the one the request goes on to
+            String owner = local || session == null ? null : peers.owner(AggregateTopology.STATS_STORE, session, "session " + session);
+            boolean here = local || (session != null ? peers.isSelf(owner) : alone());
             if (here) {
                 // answered from this instance's rows alone: its version says whether anything changed
                 String etag = etag();
@@ -107,7 +109,7 @@ final class StatsApi {
                 }
                 return StageHttp.Response.json(200, localTop(by, top, session, rows), etag);
             }
-            ArrayNode merged = session != null ? owner(session, path, q, authorization) : everywhere(path, q, authorization);
+            ArrayNode merged = session != null ? peers.ask(owner, path, local(q), authorization) : everywhere(path, q, authorization);
             return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, top)));
         }
         if (path.startsWith("/api/threads/")) {
@@ -156,10 +158,6 @@ final class StatsApi {
         return peers.alone();
     }
 
-    private boolean ownedHere(String session) {
-        return peers.isSelf(peers.owner(AggregateTopology.STATS_STORE, session, "session " + session));
-    }
-
     /** True when this instance has the session's record (a session may have no row yet). */
     private boolean knownHere(String session) {
         return this.<TraceSession>store(AggregateTopology.SESSION_RECORDS_STORE).get(session) != null;
@@ -202,8 +200,7 @@ final class StatsApi {
     /** The answer of the instance that holds {@code session}: this one, or the owner over HTTP. */
     private ArrayNode owner(String session, String path, Map<String, String> q, String authorization) throws Exception {
         String host = peers.owner(AggregateTopology.STATS_STORE, session, "session " + session);
-        Map<String, String> lq = new HashMap<>(q);
-        lq.put("local", "1");
+        Map<String, String> lq = local(q);
         if (!peers.isSelf(host)) return peers.ask(host, path, lq, authorization);
         ArrayNode a = JSON.createArrayNode();
         JsonNode n = JSON.readTree(answer(path, lq, null, authorization).body());
@@ -212,10 +209,16 @@ final class StatsApi {
         return a;
     }
 
-    /** Every instance's own rows, merged. */
-    private ArrayNode everywhere(String path, Map<String, String> q, String authorization) throws Exception {
+    /** The query as asked of another instance: for its own rows. */
+    private static Map<String, String> local(Map<String, String> q) {
         Map<String, String> lq = new HashMap<>(q);
         lq.put("local", "1");
+        return lq;
+    }
+
+    /** Every instance's own rows, merged. */
+    private ArrayNode everywhere(String path, Map<String, String> q, String authorization) throws Exception {
+        Map<String, String> lq = local(q);
         ArrayNode all = JSON.createArrayNode();
         for (String host : peers.all()) {
             all.addAll(peers.isSelf(host) ? (ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body())
