@@ -1,6 +1,10 @@
 package io.swapstream.cli;
 
 import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.SwitchBatch;
+import io.swapstream.decode.streams.AvroRecords;
+import io.swapstream.schemas.serde.AvroJson;
+import java.util.function.Function;
 import java.util.List;
 
 /**
@@ -39,6 +43,47 @@ final class Rows {
         b.append(",\"readyingThreadId\":").append(s.readyingThreadId());
         b.append(",\"readyingProcessId\":").append(s.readyingProcessId());
         b.append('}');
+    }
+
+    /** Field values of a row by field name, in {@link ContextSwitch#FIELDS} order. */
+    private static final List<Function<ContextSwitch, Object>> FIELD_VALUES = List.of(ContextSwitch::session,
+            ContextSwitch::host, ContextSwitch::cpu, ContextSwitch::timestamp, ContextSwitch::timeNanos, ContextSwitch::source,
+            ContextSwitch::oldThreadId, ContextSwitch::oldThreadPriority, ContextSwitch::oldThreadState,
+            ContextSwitch::oldThreadWaitReason, ContextSwitch::oldThreadWaitMode, ContextSwitch::newThreadId,
+            ContextSwitch::newThreadPriority, ContextSwitch::newThreadWaitTicks, ContextSwitch::pmcCounters,
+            ContextSwitch::newThreadTimeSinceLastNanos, ContextSwitch::oldThreadRunNanos, ContextSwitch::newThreadReadyNanos,
+            ContextSwitch::newThreadWaitsNanos, ContextSwitch::readyingThreadId, ContextSwitch::readyingProcessId);
+
+    /**
+     * A batch decoded as DESIGN.md gives it: session, host, count, one array per ContextSwitch field
+     * (nulls where a row has none), and the thread records.
+     */
+    @SuppressWarnings("unchecked")
+    static void columns(StringBuilder b, SwitchBatch batch) {
+        List<ContextSwitch> rows = batch.rows();
+        b.append("{\"session\":");
+        str(b, batch.session());
+        b.append(",\"host\":");
+        str(b, batch.host());
+        b.append(",\"count\":").append(batch.count());
+        for (int f = 2; f < ContextSwitch.FIELDS.size(); f++) {
+            b.append(",\"").append(ContextSwitch.FIELDS.get(f)).append("\":[");
+            for (int i = 0; i < rows.size(); i++) {
+                if (i > 0) b.append(',');
+                Object v = FIELD_VALUES.get(f).apply(rows.get(i));
+                if (v instanceof String s) str(b, s);
+                else if (v instanceof List<?> l) list(b, (List<Long>) l, ',', "[", "]");
+                else b.append(v);
+            }
+            b.append(']');
+        }
+        b.append(",\"threads\":[");
+        List<io.swapstream.schemas.avro.ThreadInfo> threads = batch.threads().stream().map(AvroRecords::of).toList();
+        for (int i = 0; i < threads.size(); i++) {
+            if (i > 0) b.append(',');
+            AvroJson.write(b, threads.get(i), io.swapstream.schemas.avro.ThreadInfo.getClassSchema());
+        }
+        b.append("]}");
     }
 
     static void csv(StringBuilder b, ContextSwitch s) {

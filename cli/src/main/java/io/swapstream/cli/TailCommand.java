@@ -60,6 +60,9 @@ final class TailCommand implements Callable<Integer> {
 
     @Option(names = "--rows", description = "switch batches as one row per switch") boolean rows;
 
+    @Option(names = "--stored", description = "switch batches as stored on the topic (differences, dictionary, presence bitmaps),"
+            + " not decoded into a column per field") boolean stored;
+
     @Override
     public Integer call() throws Exception {
         Options.atLeast("--last", last, 0);
@@ -156,8 +159,12 @@ final class TailCommand implements Callable<Integer> {
     private Function<ConsumerRecord<String, byte[]>, String> batches(Deserializer<SwitchBatch> d) {
         return r -> r.value() == null ? null : decoded(r, () -> {
             SwitchBatch b = d.deserialize(r.topic(), r.value());
-            if (!rows) return AvroJson.toJson(SwitchBatchSerde.toAvro(b));
+            if (stored) return AvroJson.toJson(SwitchBatchSerde.toAvro(b));
             StringBuilder s = new StringBuilder();
+            if (!rows) {
+                Rows.columns(s, b);
+                return s.toString();
+            }
             for (int i = 0; i < b.count(); i++) {
                 if (i > 0) s.append('\n');
                 ContextSwitch row = b.row(i);

@@ -74,54 +74,90 @@ final class AvroBinary {
             arrayEnd();
         }
 
-        /** A union of null (index 0) and int (index 1). */
-        void optionalInts(int[] v, int n, int none) {
+        /** Row 0 as it is, row i as its difference from row i-1. */
+        void deltas(long[] v, int n) {
             arrayStart(n);
-            ensure(6 * n);
+            ensure(10 * n);
+            long prev = 0;
             for (int i = 0; i < n; i++) {
-                if (v[i] == none) {
-                    buf[pos++] = 0;
-                } else {
-                    buf[pos++] = 2;
-                    longUnchecked(v[i]);
-                }
-            }
-            arrayEnd();
-        }
-
-        void optionalLongs(long[] v, int n, long none) {
-            arrayStart(n);
-            ensure(11 * n);
-            for (int i = 0; i < n; i++) {
-                if (v[i] == none) {
-                    buf[pos++] = 0;
-                } else {
-                    buf[pos++] = 2;
-                    longUnchecked(v[i]);
-                }
+                longUnchecked(v[i] - prev);
+                prev = v[i];
             }
             arrayEnd();
         }
 
         /**
-         * A union of null and an enum: a value is the symbol of that index; one outside the table is
-         * the last symbol where that is Unknown, else null.
+         * A presence bitmap as Avro bytes (bit i%8 of byte i/8 set when row i has a value; no byte
+         * when no row has one), or nothing when {@code present} is 0.
          */
-        void optionalEnums(int[] v, int n, int none, int symbols, boolean lastIsUnknown) {
+        void sparseBitmap(int[] v, int n, int none, int present) {
+            if (present == 0) {
+                writeLong(0);
+                return;
+            }
+            int bytes = (n + 7) >>> 3;
+            writeLong(bytes);
+            ensure(bytes);
+            byte[] b = buf;
+            int p = pos;
+            for (int k = 0; k < bytes; k++) {
+                int bits = 0;
+                for (int i = k << 3, to = Math.min(n, i + 8), bit = 1; i < to; i++, bit <<= 1) if (v[i] != none) bits |= bit;
+                b[p++] = (byte) bits;
+            }
+            pos = p;
+        }
+
+        private void bitmap(long[] v, int n, long none, int present) {
+            if (present == 0) {
+                writeLong(0);
+                return;
+            }
+            int bytes = (n + 7) >>> 3;
+            writeLong(bytes);
+            ensure(bytes);
+            byte[] b = buf;
+            int p = pos;
+            for (int k = 0; k < bytes; k++) {
+                int bits = 0;
+                for (int i = k << 3, to = Math.min(n, i + 8), bit = 1; i < to; i++, bit <<= 1) if (v[i] != none) bits |= bit;
+                b[p++] = (byte) bits;
+            }
+            pos = p;
+        }
+
+        /** A column with nulls as a record of a presence bitmap and the present values. */
+        void sparseInts(int[] v, int n, int none) {
+            int present = 0;
+            for (int i = 0; i < n; i++) if (v[i] != none) present++;
+            sparseBitmap(v, n, none, present);
+            arrayStart(present);
+            ensure(5 * present);
+            for (int i = 0; i < n; i++) if (v[i] != none) longUnchecked(v[i]);
+            arrayEnd();
+        }
+
+        void sparseLongs(long[] v, int n, long none) {
+            int present = 0;
+            for (int i = 0; i < n; i++) if (v[i] != none) present++;
+            bitmap(v, n, none, present);
+            arrayStart(present);
+            ensure(10 * present);
+            for (int i = 0; i < n; i++) if (v[i] != none) longUnchecked(v[i]);
+            arrayEnd();
+        }
+
+        /**
+         * {@link #sparseInts} of enum symbol indexes: a value outside the table is the last symbol
+         * where that is Unknown, else null. {@code mapped} is scratch of n cells.
+         */
+        void sparseEnums(int[] v, int n, int none, int symbols, boolean lastIsUnknown, int[] mapped) {
             int known = lastIsUnknown ? symbols - 1 : symbols;
-            arrayStart(n);
-            ensure(6 * n);
             for (int i = 0; i < n; i++) {
                 int x = v[i];
-                if (x != none && (x < 0 || x >= known)) x = lastIsUnknown ? symbols - 1 : none;
-                if (x == none) {
-                    buf[pos++] = 0;
-                } else {
-                    buf[pos++] = 2;
-                    longUnchecked(x);
-                }
+                mapped[i] = x == none || (x >= 0 && x < known) ? x : lastIsUnknown ? symbols - 1 : none;
             }
-            arrayEnd();
+            sparseInts(mapped, n, none);
         }
 
         byte[] toByteArray() { return Arrays.copyOf(buf, pos); }
@@ -305,6 +341,85 @@ final class AvroBinary {
                 }
             }
             expect(i, n);
+        }
+
+        /**
+         * Reads a presence bitmap of n rows: the offset of its first byte, or -1 when it is empty
+         * (no row has a value).
+         */
+        int bitmap(int n) {
+            long len = readLong();
+            if (len == 0) return -1;
+            if (len != (n + 7) >>> 3 || len > end - pos) throw new Malformed("a presence bitmap of " + len + " bytes for " + n + " rows");
+            int at = pos;
+            pos += (int) len;
+            return at;
+        }
+
+        boolean bit(int bitmap, int i) {
+            return bitmap >= 0 && (b[bitmap + (i >>> 3)] & (1 << (i & 7))) != 0;
+        }
+
+        /** The present values' array, into the rows the bitmap marks; the others get {@code none}. */
+        void sparseInts(int[] v, int n, int none) {
+            int bitmap = bitmap(n);
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (long j = 0; j < k; j++) {
+                    while (i < n && !bit(bitmap, i)) v[i++] = none;
+                    if (i == n) throw new Malformed("more values than the presence bitmap marks");
+                    v[i++] = readInt();
+                }
+            }
+            while (i < n) {
+                if (bit(bitmap, i)) throw new Malformed("fewer values than the presence bitmap marks");
+                v[i++] = none;
+            }
+        }
+
+        void sparseLongs(long[] v, int n, long none) {
+            int bitmap = bitmap(n);
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                for (long j = 0; j < k; j++) {
+                    while (i < n && !bit(bitmap, i)) v[i++] = none;
+                    if (i == n) throw new Malformed("more values than the presence bitmap marks");
+                    v[i++] = readLong();
+                }
+            }
+            while (i < n) {
+                if (bit(bitmap, i)) throw new Malformed("fewer values than the presence bitmap marks");
+                v[i++] = none;
+            }
+        }
+
+        /** {@link #sparseInts} of enum symbol indexes; where the last symbol is Unknown, it reads as {@code unknownValue}. */
+        void sparseEnums(int[] v, int n, int none, int symbols, boolean lastIsUnknown, int unknownValue) {
+            sparseInts(v, n, none);
+            int unknown = lastIsUnknown ? symbols - 1 : -1;
+            for (int i = 0; i < n; i++) {
+                int x = v[i];
+                if (x == none) continue;
+                if (x < 0 || x >= symbols) throw new Malformed("index " + x + " where fewer than " + symbols + " are defined");
+                if (x == unknown) v[i] = unknownValue;
+            }
+        }
+
+        /** Differences from the row before back to values. */
+        void deltas(long[] v, int n) {
+            longs(v, n);
+            for (int i = 1; i < n; i++) v[i] += v[i - 1];
+        }
+
+        /** Reads the rows of an array whose count is unknown ahead, growing {@code into}; returns the count. */
+        int intList(int[][] into, int limit) {
+            int i = 0;
+            for (long k = block(); k != 0; k = block()) {
+                if (k > limit - i) throw new Malformed("a list of more than " + limit + " items");
+                if (into[0].length < i + k) into[0] = Arrays.copyOf(into[0], Math.max(into[0].length * 2, (int) (i + k)));
+                for (long j = 0; j < k; j++) into[0][i++] = readInt();
+            }
+            return i;
         }
 
         boolean atEnd() { return pos == end; }

@@ -22,6 +22,10 @@ public final class SwitchBatch {
     private String session;
     private String host;
     private int count;
+    /** The session clock ({@code SessionClock}): what makes timeNanos from timestamp; a batch made by hand counts nanoseconds. */
+    private long clockBaseTimestamp;
+    private long clockBaseNanos;
+    private long clockTicksPerSecond = 1_000_000_000L;
     int[] cpu;
     long[] timestamp;
     long[] timeNanos;
@@ -109,6 +113,19 @@ public final class SwitchBatch {
         this.threads.clear();
         return this;
     }
+
+    /** Sets the session clock the rows' times come from (kept through {@link #reset}). */
+    public SwitchBatch clock(long baseTimestamp, long baseNanos, long ticksPerSecond) {
+        if (ticksPerSecond <= 0) throw new IllegalArgumentException("a clock of " + ticksPerSecond + " ticks a second");
+        this.clockBaseTimestamp = baseTimestamp;
+        this.clockBaseNanos = baseNanos;
+        this.clockTicksPerSecond = ticksPerSecond;
+        return this;
+    }
+
+    public long clockBaseTimestamp() { return clockBaseTimestamp; }
+    public long clockBaseNanos() { return clockBaseNanos; }
+    public long clockTicksPerSecond() { return clockTicksPerSecond; }
 
     /** Makes room for {@code n} rows and sets the count (a decoder then fills the columns). */
     void resize(int n) {

@@ -348,7 +348,8 @@ public final class SwitchExpander {
         this.out = out;
         this.threadsOut = threadsOut;
         this.batchRows = batchRows;
-        this.batch = new SwitchBatch(batchRows).reset(session, host);
+        this.batch = new SwitchBatch(batchRows).reset(session, host)
+                .clock(clock.baseTimestamp(), clock.baseNanos(), clock.ticksPerSecond());
         this.directory = new ThreadDirectory(session);
         this.limits = limits;
         this.maxQueued = limits.maxQueued();

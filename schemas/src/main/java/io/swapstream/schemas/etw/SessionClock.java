@@ -36,7 +36,8 @@ public final class SessionClock {
                 if (h.perfFreq() <= 0) throw new IllegalArgumentException("QPC clock with PerfFreq " + h.perfFreq());
                 yield new SessionClock(ClockType.PERFCOUNTER, h.timestamp(), base, h.perfFreq());
             }
-            case ClockType.SYSTEMTIME -> new SessionClock(ClockType.SYSTEMTIME, 0, 0, 10_000_000L);
+            // FILETIME: 100 ns ticks from 1601, so 1970 is the base
+            case ClockType.SYSTEMTIME -> new SessionClock(ClockType.SYSTEMTIME, FILETIME_UNIX_EPOCH, 0, 10_000_000L);
             case ClockType.CPUCYCLE -> {
                 if (h.cpuSpeedInMHz() <= 0) throw new IllegalArgumentException("CPU-cycle clock with CpuSpeedInMHz " + h.cpuSpeedInMHz());
                 yield new SessionClock(ClockType.CPUCYCLE, h.timestamp(), base, h.cpuSpeedInMHz() * 1_000_000L);
@@ -52,16 +53,28 @@ public final class SessionClock {
 
     public int clockType() { return clockType; }
     public long ticksPerSecond() { return ticksPerSecond; }
+    /** The raw timestamp at {@link #baseNanos()}. */
+    public long baseTimestamp() { return ts0; }
+    /** Unix epoch nanoseconds at {@link #baseTimestamp()}. */
+    public long baseNanos() { return baseNanos; }
 
-    /** Unix epoch nanoseconds of raw timestamp {@code ts}. */
+    /** Unix epoch nanoseconds of raw timestamp {@code ts}: {@code baseNanos + floor((ts - baseTimestamp) * 1e9 / ticksPerSecond)}. */
     public long toUnixNanos(long ts) {
-        if (clockType == ClockType.SYSTEMTIME) return fileTimeToUnixNanos(ts);
-        return baseNanos + ticksToNanos(ts - ts0);
+        return toUnixNanos(ts, ts0, baseNanos, ticksPerSecond);
+    }
+
+    /** The conversion of any clock given by its base and frequency (records carry these three numbers). */
+    public static long toUnixNanos(long ts, long baseTimestamp, long baseNanos, long ticksPerSecond) {
+        return baseNanos + ticksToNanos(ts - baseTimestamp, ticksPerSecond);
     }
 
     /** A duration in session ticks as nanoseconds (floor). */
     public long ticksToNanos(long ticks) {
-        long f = ticksPerSecond;
+        return ticksToNanos(ticks, ticksPerSecond);
+    }
+
+    /** {@code floor(ticks * 1e9 / f)} without overflow, for {@code f > 0}. */
+    public static long ticksToNanos(long ticks, long f) {
         long q = Math.floorDiv(ticks, f);
         long r = Math.floorMod(ticks, f);
         if (r <= Long.MAX_VALUE / 1_000_000_000L) {
