@@ -42,6 +42,33 @@ class SketchBytesTest {
         assertNull(new ThreadStatsAccumulator().toStats("s", "h", 8, null, null, null, 0, 0, false).getWaitSketch(), "none without waits");
     }
 
+    /**
+     * A dense core and far outliers: the core travels as the contiguous run, the outliers as map
+     * entries, every bin reads back with its count, and the message is smaller than the library's
+     * all-contiguous one.
+     */
+    @Test
+    void binsTravelAsARunWhereDenseAndAsAMapElsewhere() throws Exception {
+        DDSketch s = ThreadStatsAccumulator.newSketch();
+        Random random = new Random(5);
+        for (int i = 0; i < 20_000; i++) s.accept(50_000 + random.nextInt(50_000));
+        s.accept(3_000);
+        s.accept(2_000_000_000L);
+        s.accept(9_000_000_000L);
+        java.nio.ByteBuffer bytes = SketchBytes.of(s);
+        var proto = com.datadoghq.sketch.ddsketch.proto.DDSketch.parseFrom(bytes.duplicate());
+        assertEquals(3, proto.getPositiveValues().getBinCountsCount(), "the three outliers as map entries");
+        org.junit.jupiter.api.Assertions.assertTrue(proto.getPositiveValues().getContiguousBinCountsCount() > 10, "the core as a run");
+        org.junit.jupiter.api.Assertions.assertTrue(bytes.remaining() < s.serialize().remaining() / 2,
+                bytes.remaining() + " bytes against the library's " + s.serialize().remaining());
+        java.util.Map<Integer, Double> want = new java.util.TreeMap<>();
+        s.getPositiveValueStore().forEach((index, count) -> want.put(index, count));
+        java.util.Map<Integer, Double> got = new java.util.TreeMap<>();
+        SketchBytes.read(bytes).getPositiveValueStore().forEach((index, count) -> got.put(index, count));
+        assertEquals(want, got);
+        assertEquals(s.getCount(), SketchBytes.read(bytes).getCount());
+    }
+
     static long clamp(double v, long min, long max) {
         return Math.max(min, Math.min(max, Math.round(v)));
     }

@@ -36,6 +36,18 @@ class GenericSwitchBatchReaderTest {
         return otherwise;
     }
 
+    /** The page shows this decoder's code as it is here (its methods, de-indented). */
+    @Test
+    void thePageShowsThisCode() throws Exception {
+        String page = java.nio.file.Files.readString(Path.of("..", "docs", "reading-the-topics.md"));
+        int section = page.indexOf("## Decoding a switch batch");
+        int from = page.indexOf("```java\n", section) + "```java\n".length();
+        String shown = page.substring(from, page.indexOf("```\n", from));
+        String source = java.nio.file.Files.readString(Path.of("src", "test", "java", "io", "swapstream", "decode", "GenericSwitchBatchReader.java"));
+        String code = source.lines().map(l -> l.startsWith("    ") ? l.substring(4) : l).collect(java.util.stream.Collectors.joining("\n"));
+        assertTrue(code.contains(shown.strip()), "docs/reading-the-topics.md shows GenericSwitchBatchReader's methods as they are");
+    }
+
     @Test
     void theDocumentedDecodingGivesTheDecodersRows() throws Exception {
         int rows = 0;
