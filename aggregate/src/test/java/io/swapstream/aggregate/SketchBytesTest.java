@@ -53,6 +53,7 @@ class SketchBytesTest {
         Random random = new Random(5);
         for (int i = 0; i < 20_000; i++) s.accept(50_000 + random.nextInt(50_000));
         s.accept(3_000);
+        s.accept(0);
         s.accept(2_000_000_000L);
         s.accept(9_000_000_000L);
         java.nio.ByteBuffer bytes = SketchBytes.of(s);

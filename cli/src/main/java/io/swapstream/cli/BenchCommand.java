@@ -112,7 +112,8 @@ final class BenchCommand implements Callable<Integer> {
                 String rollupFigures;
                 Map<String, Double> cpuBefore = Map.of();
                 Map<String, Double> cpuRounds = Map.of();
-                Map<String, Long> topicBytes = Map.of();
+                Map<String, TopicBytes> topicBytes = Map.of();
+                Map<String, List<CompressionTrial.Result>> codecs = new java.util.LinkedHashMap<>();
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
                         60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
@@ -125,6 +126,10 @@ final class BenchCommand implements Callable<Integer> {
                     }
                     cpuRounds = minus(cpuByThreadGroup(), cpuBefore);
                     topicBytes = bytesByTopic(bootstrap, prefix);
+                    for (String topic : List.of(SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.THREAD_STATS)) {
+                        codecs.put(topic, CompressionTrial.run(bootstrap, consumerConfig(bootstrap), CompressionTrial.values(consumerConfig(bootstrap),
+                                prefix + topic, "bench-r" + rounds + ":"), SwapstreamConfig.MAX_MESSAGE_BYTES));
+                    }
                     rollupFigures = rollup(bootstrap, prefix, work.resolve("state").resolve("rollup"), timeoutMs, runs);
                     if (queries) {
                         asked = QueryLoad.measure(pipeline, "/api/threads?top=25");
@@ -136,9 +141,19 @@ final class BenchCommand implements Callable<Integer> {
                 Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
                 print(out, trace, bytes, offline, startSecs, runs, raw, batches);
                 long allSwitches = offline.get(0).switches() * rounds;
-                out.printf("bytes a switch each topic holds after the rounds (compacted ones after their cleaning; %d switches in all):%n", allSwitches);
-                topicBytes.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).forEach(e ->
-                        out.printf("  %-70s %10.1f MiB %7.2f B/switch%n", e.getKey(), e.getValue() / 1048576.0, (double) e.getValue() / allSwitches));
+                out.printf("bytes a switch each topic holds after the rounds, in the broker's log and as record values (%d switches in all):%n",
+                        allSwitches);
+                topicBytes.entrySet().stream().sorted(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(TopicBytes::log).reversed()))
+                        .forEach(e -> out.printf("  %-70s %10.1f MiB %7.2f B/switch  (values %7.2f B/switch)%n", e.getKey(),
+                                e.getValue().log() / 1048576.0, (double) e.getValue().log() / allSwitches, (double) e.getValue().values() / allSwitches));
+                long roundSwitches = offline.get(0).switches();
+                codecs.forEach((topic, results) -> {
+                    out.printf("the last round's %s records produced again by compression (the stages use %s):%n", topic, StageConfig.COMPRESSION);
+                    for (CompressionTrial.Result c : results) {
+                        out.printf("  %-6s %8.1f MiB in the log %7.2f B/switch   produce %.2f s, consume %.2f s%n", c.codec(),
+                                c.logBytes() / 1048576.0, (double) c.logBytes() / roundSwitches, c.produceSecs(), c.consumeSecs());
+                    }
+                });
                 out.printf("CPU seconds of all %d rounds by thread group (digits in names as N), the largest:%n", rounds);
                 cpuRounds.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(12).forEach(e ->
                         out.printf("  %-70s %8.2f s%n", e.getKey(), e.getValue()));
@@ -179,7 +194,9 @@ final class BenchCommand implements Callable<Integer> {
         String appId = "bench-rollup-" + prefix;
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         long t0 = System.nanoTime(); // its start included: it takes rows as soon as it runs
-        try (RollupRun rollup = RollupRun.start(bootstrap, appId, state, prefix, 4, (short) 1, Map.of(), deadline, true)) {
+        // the rounds are one trace as several hosts over the same minutes, read at once: a day's grace merges them all
+        Map<String, String> grace = Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(Duration.ofDays(1).toMillis()));
+        try (RollupRun rollup = RollupRun.start(bootstrap, appId, state, prefix, 4, (short) 1, grace, deadline, true)) {
             rollup.awaitTaken(windowRows, deadline);
             double secs = secs(t0);
             double cpu = threadCpu(appId + "-rollup-");
@@ -208,12 +225,16 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** The bytes of every topic of the run: the pipeline's and its stages' changelogs and repartition topics. */
-    static Map<String, Long> bytesByTopic(String bootstrap, String prefix) throws Exception {
-        Map<String, Long> out = new HashMap<>();
+    /** A topic's bytes: in the brokers' logs (after compression, with Kafka's batch headers), and its records' values. */
+    record TopicBytes(long log, long values) {}
+
+    static Map<String, TopicBytes> bytesByTopic(String bootstrap, String prefix) throws Exception {
+        Map<String, TopicBytes> out = new HashMap<>();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            for (String topic : admin.listTopics().names().get()) {
-                if (topic.startsWith(prefix) || topic.startsWith("bench-" + prefix)) out.put(topic, topicSize(bootstrap, topic, null).bytes());
-            }
+            List<String> topics = admin.listTopics().names().get().stream()
+                    .filter(t -> t.startsWith(prefix) || t.startsWith("bench-" + prefix)).toList();
+            Map<String, Long> log = CompressionTrial.logBytes(admin, topics);
+            for (String topic : topics) out.put(topic, new TopicBytes(log.getOrDefault(topic, 0L), topicSize(bootstrap, topic, null).bytes()));
         }
         return out;
     }

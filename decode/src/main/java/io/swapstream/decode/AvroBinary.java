@@ -360,37 +360,53 @@ final class AvroBinary {
             return bitmap >= 0 && (b[bitmap + (i >>> 3)] & (1 << (i & 7))) != 0;
         }
 
+        /**
+         * The row of the next value of a sparse column: walks the bitmap's set bits ({@code cursor}
+         * holds the byte's offset from the bitmap and the bits left of it).
+         */
+        private int nextRow(int bitmap, int n, long[] cursor) {
+            long c = cursor[0];
+            int at = (int) (c >>> 32);
+            int bits = (int) c;
+            int bytes = bitmap < 0 ? 0 : (n + 7) >>> 3;
+            while (bits == 0) {
+                if (++at >= bytes) throw new Malformed("more values than the presence bitmap marks");
+                bits = b[bitmap + at] & 0xFF;
+            }
+            int row = (at << 3) + Integer.numberOfTrailingZeros(bits);
+            if (row >= n) throw new Malformed("a presence bit past the batch's " + n + " rows");
+            cursor[0] = (long) at << 32 | (bits & (bits - 1));
+            return row;
+        }
+
+        private static void expectNoMoreRows(int bitmap, int n, long[] cursor, byte[] b) {
+            int at = (int) (cursor[0] >>> 32);
+            boolean left = (int) cursor[0] != 0;
+            for (int k = at + 1, bytes = bitmap < 0 ? 0 : (n + 7) >>> 3; k < bytes && !left; k++) left = b[bitmap + k] != 0;
+            if (left) throw new Malformed("fewer values than the presence bitmap marks");
+        }
+
+        private final long[] cursor = new long[1];
+
         /** The present values' array, into the rows the bitmap marks; the others get {@code none}. */
         void sparseInts(int[] v, int n, int none) {
             int bitmap = bitmap(n);
-            int i = 0;
+            Arrays.fill(v, 0, n, none);
+            cursor[0] = -1L << 32; // before byte 0, no bits
             for (long k = block(); k != 0; k = block()) {
-                for (long j = 0; j < k; j++) {
-                    while (i < n && !bit(bitmap, i)) v[i++] = none;
-                    if (i == n) throw new Malformed("more values than the presence bitmap marks");
-                    v[i++] = readInt();
-                }
+                for (long j = 0; j < k; j++) v[nextRow(bitmap, n, cursor)] = readInt();
             }
-            while (i < n) {
-                if (bit(bitmap, i)) throw new Malformed("fewer values than the presence bitmap marks");
-                v[i++] = none;
-            }
+            expectNoMoreRows(bitmap, n, cursor, b);
         }
 
         void sparseLongs(long[] v, int n, long none) {
             int bitmap = bitmap(n);
-            int i = 0;
+            Arrays.fill(v, 0, n, none);
+            cursor[0] = -1L << 32;
             for (long k = block(); k != 0; k = block()) {
-                for (long j = 0; j < k; j++) {
-                    while (i < n && !bit(bitmap, i)) v[i++] = none;
-                    if (i == n) throw new Malformed("more values than the presence bitmap marks");
-                    v[i++] = readLong();
-                }
+                for (long j = 0; j < k; j++) v[nextRow(bitmap, n, cursor)] = readLong();
             }
-            while (i < n) {
-                if (bit(bitmap, i)) throw new Malformed("fewer values than the presence bitmap marks");
-                v[i++] = none;
-            }
+            expectNoMoreRows(bitmap, n, cursor, b);
         }
 
         /** {@link #sparseInts} of enum symbol indexes; where the last symbol is Unknown, it reads as {@code unknownValue}. */

@@ -4,7 +4,6 @@ import io.swapstream.schemas.avro.SwitchSource;
 import io.swapstream.schemas.avro.ThreadState;
 import io.swapstream.schemas.avro.WaitMode;
 import io.swapstream.schemas.avro.WaitReason;
-import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import java.util.Arrays;
 import java.util.List;
 
@@ -22,7 +21,14 @@ final class ColumnarBatchWriter {
 
     private final AvroBinary.Writer w = new AvroBinary.Writer();
     private final DerivedColumns derived = new DerivedColumns();
-    private final Int2IntOpenHashMap dictionary = new Int2IntOpenHashMap();
+    /**
+     * The dictionary's open-addressing table: a slot belongs to this batch when its stamp is the
+     * batch's, so starting a batch clears nothing (a general map costs a third of the encoding).
+     */
+    private int[] slotTid = new int[1024];
+    private int[] slotIndex = new int[1024];
+    private int[] slotStamp = new int[1024];
+    private int stamp;
     private int[] threadIds = new int[256];
     private int threads;
     private int[] oldIndex = new int[0];
@@ -31,10 +37,6 @@ final class ColumnarBatchWriter {
     private int[] scratchInts = new int[0];
     private long[] rule = new long[0];
     private int[] exceptionRows = new int[64];
-
-    ColumnarBatchWriter() {
-        dictionary.defaultReturnValue(-1);
-    }
 
     byte[] write(SwitchBatch b, byte[] header) {
         int n = b.count();
@@ -127,7 +129,10 @@ final class ColumnarBatchWriter {
 
     /** Every thread id of the batch once, in order of first appearance, and the three index columns. */
     private void dictionary(SwitchBatch b, int n) {
-        dictionary.clear();
+        if (++stamp == 0) {
+            Arrays.fill(slotStamp, 0);
+            stamp = 1;
+        }
         threads = 0;
         for (int i = 0; i < n; i++) {
             oldIndex[i] = index(b.oldThreadId[i]);
@@ -140,12 +145,36 @@ final class ColumnarBatchWriter {
     }
 
     private int index(int tid) {
-        int k = dictionary.get(tid);
-        if (k >= 0) return k;
+        int mask = slotTid.length - 1;
+        int h = it.unimi.dsi.fastutil.HashCommon.mix(tid) & mask;
+        while (slotStamp[h] == stamp) {
+            if (slotTid[h] == tid) return slotIndex[h];
+            h = h + 1 & mask;
+        }
         if (threads == threadIds.length) threadIds = Arrays.copyOf(threadIds, threads * 2);
         threadIds[threads] = tid;
-        dictionary.put(tid, threads);
-        return threads++;
+        slotTid[h] = tid;
+        slotIndex[h] = threads;
+        slotStamp[h] = stamp;
+        if (++threads * 2 > slotTid.length) rehash();
+        return threads - 1;
+    }
+
+    /** A table twice the size, with this batch's entries. */
+    private void rehash() {
+        int n = slotTid.length * 2;
+        slotTid = new int[n];
+        slotIndex = new int[n];
+        slotStamp = new int[n];
+        stamp = 1;
+        int mask = n - 1;
+        for (int k = 0; k < threads; k++) {
+            int h = it.unimi.dsi.fastutil.HashCommon.mix(threadIds[k]) & mask;
+            while (slotStamp[h] == stamp) h = h + 1 & mask;
+            slotTid[h] = threadIds[k];
+            slotIndex[h] = k;
+            slotStamp[h] = stamp;
+        }
     }
 
     private void pmc(SwitchBatch b, int n) {
