@@ -341,7 +341,8 @@ class PipelineIT {
 
     /**
      * {@code tail --last N} prints the last N records of each partition, though offsets count transaction markers too;
-     * a topic that does not exist is an error, and stays absent: neither tail nor the broker creates it.
+     * switch batches print decoded, as stored, or a line a switch; a topic that does not exist is an error, and stays
+     * absent: neither tail nor the broker creates it.
      */
     @Test
     void tailPrintsTheLastNRecordsAndCreatesNoTopic(KafkaBroker.Bootstrap kafka) throws Exception {
@@ -359,6 +360,32 @@ class PipelineIT {
             int expected = perPartition.values().stream().mapToInt(c -> Math.min(c, n)).sum();
             assertEquals(expected, tail.out().lines().count(), "--last " + n);
         }
+        // switch batches: decoded into a column per field by default, the stored record with --stored, a line a switch with --rows
+        ObjectMapper json = new ObjectMapper();
+        CliRunner decoded = CliRunner.run("tail", "switch-batches", "--from-beginning", "-b", kafka.servers(), "--topic-prefix", prefix);
+        CliRunner stored = CliRunner.run("tail", "switch-batches", "--from-beginning", "--stored", "-b", kafka.servers(), "--topic-prefix", prefix);
+        CliRunner rows = CliRunner.run("tail", "switch-batches", "--from-beginning", "--rows", "-b", kafka.servers(), "--topic-prefix", prefix);
+        assertEquals(0, decoded.exit() + stored.exit() + rows.exit(), decoded.err() + stored.err() + rows.err());
+        List<String> batches = decoded.out().lines().toList();
+        List<String> records = stored.out().lines().toList();
+        assertEquals(batches.size(), records.size());
+        long switches = 0;
+        for (int i = 0; i < batches.size(); i++) {
+            var b = json.readTree(batches.get(i));
+            var r = json.readTree(records.get(i));
+            int count = b.get("count").asInt();
+            assertEquals(count, b.get("timeNanos").size());
+            assertEquals(count, b.get("oldThreadRunNanos").size());
+            long t = 0;
+            for (int k = 0; k < count; k++) {
+                t += r.get("timestampDeltas").get(k).asLong();
+                assertEquals(t, b.get("timestamp").get(k).asLong(), "timestamp " + k + " is the running sum of timestampDeltas");
+            }
+            assertTrue(r.has("threadIds") && !r.has("timeNanos"), "stored: the dictionary, and timeNanos derived");
+            switches += count;
+        }
+        assertTrue(switches >= 8000, switches + " switches");
+        assertEquals(switches, rows.out().lines().count());
         String missing = "yy" + UUID.randomUUID().toString().substring(0, 6) + ".";
         CliRunner tail = CliRunner.run("tail", "sessions", "-b", kafka.servers(), "--topic-prefix", missing);
         assertEquals(2, tail.exit());
