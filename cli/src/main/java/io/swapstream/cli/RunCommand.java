@@ -131,11 +131,9 @@ final class RunCommand implements Callable<Integer> {
                 err.printf("ingested in %.1f s, decoded by %.1f s, aggregated by %.1f s: %d context switches, %.0f switches/s end to end%n",
                         ingested, decoded, secs, switches, switches / secs);
                 List<ThreadStats> stats = new ArrayList<>();
-                Map<String, List<ThreadStats>> windows = windowNanos > 0
-                        ? windowRows(bootstrap, published, pipeline.aggregate, timeoutMs) : Map.of();
+                Map<String, List<ThreadStats>> windows = finalRows(bootstrap, published, pipeline.aggregate, timeoutMs, windowNanos > 0);
                 for (BufferPublisher.Published p : published) {
-                    List<ThreadStats> rows = windowNanos > 0 ? windows.getOrDefault(p.session(), List.of())
-                            : statistics(pipeline.aggregate, p.session());
+                    List<ThreadStats> rows = windows.getOrDefault(p.session(), List.of());
                     if (rows.isEmpty()) {
                         err.println("swapstream: note: session " + p.session() + " holds no context switches: it has no CSwitch"
                                 + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
@@ -229,7 +227,7 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /** The session's whole-session rows, as the aggregate's store holds them. */
+    /** The session's whole-session rows, as the aggregate's store holds them (without their sketches). */
     private static List<ThreadStats> statistics(KafkaStreams streams, String session) {
         ReadOnlyKeyValueStore<String, ThreadStats> store = streams.store(
                 StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
@@ -247,19 +245,19 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Every final window row of the sessions, read from the thread-stats topic (the store keeps only
-     * the latest window): up to the sessions' final whole-session rows, which commit in the same
-     * transaction as the last windows.
+     * The sessions' final rows, read from the thread-stats topic (the store keeps only the latest
+     * windows, and no sketches): every window's with {@code windows}, else the whole-session ones, up
+     * to the final whole-session rows, which commit in the same transaction as the last windows.
      */
-    private Map<String, List<ThreadStats>> windowRows(String bootstrap, List<BufferPublisher.Published> published,
-                                                      KafkaStreams aggregate, long timeoutMs) {
+    private Map<String, List<ThreadStats>> finalRows(String bootstrap, List<BufferPublisher.Published> published,
+                                                     KafkaStreams aggregate, long timeoutMs, boolean windows) {
         Map<String, Integer> wholeRowsDue = new HashMap<>();
         for (BufferPublisher.Published p : published) wholeRowsDue.put(p.session(), statistics(aggregate, p.session()).size());
         Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         Map<String, List<ThreadStats>> rows = new HashMap<>();
         Pipeline.readFinalRows(c, kafka.prefix, wholeRowsDue, aggregate, System.nanoTime() + timeoutMs * 1_000_000L, (t, whole) -> {
-            if (!whole) rows.computeIfAbsent(t.getSession().toString(), k -> new ArrayList<>()).add(t);
+            if (whole != windows) rows.computeIfAbsent(t.getSession().toString(), k -> new ArrayList<>()).add(t);
         });
         rows.values().forEach(l -> l.sort(Comparator.comparingInt(ThreadStats::getThreadId).thenComparingLong(ThreadStats::getWindowStartNanos)));
         return rows;

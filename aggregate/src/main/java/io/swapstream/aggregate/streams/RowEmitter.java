@@ -63,10 +63,16 @@ final class RowEmitter {
         ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
         String storeKey = windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid);
+        metrics.statsOut.record();
+        // the sink serializes the row as it is forwarded: the topic gets its sketches
+        context.forward(new Record<>(key, stats, o.timestamp));
+        // the store answers queries, which show no sketch bytes: kept there too, they doubled the rows'
+        // bytes on the brokers (the store's changelog) for nothing a reader asks of the store
+        stats.setWaitSketch(null);
+        stats.setReadySketch(null);
+        stats.setRunSketch(null);
         latest.put(storeKey, stats);
         index.put(storeKey, stats, windowStart);
-        metrics.statsOut.record();
-        context.forward(new Record<>(key, stats, o.timestamp));
     }
 
     /** The window starting at {@code windowStart} leaves the stats store: it is no longer among the session's last few. */
