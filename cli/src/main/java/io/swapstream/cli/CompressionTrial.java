@@ -62,6 +62,18 @@ final class CompressionTrial {
         return out;
     }
 
+    /** A transactional producer as the stages configure theirs (512 KiB batches, 5 ms linger), with {@code codec}. */
+    static Map<String, Object> producerConfig(String bootstrap, String transactionalId, String codec, int maxMessageBytes) {
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxMessageBytes);
+        return p;
+    }
+
     /** {@code values} produced to a new topic with each codec (512 KiB batches, a transaction per 2,000), then consumed back. */
     static List<Result> run(String bootstrap, Map<String, Object> consumerConfig, List<byte[]> values, int maxMessageBytes) throws Exception {
         List<Result> out = new ArrayList<>();
@@ -70,13 +82,7 @@ final class CompressionTrial {
                 String topic = "bench-codec-" + codec + "-" + UUID.randomUUID().toString().substring(0, 6);
                 admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1)
                         .configs(Map.of("max.message.bytes", String.valueOf(maxMessageBytes))))).all().get();
-                Map<String, Object> p = new HashMap<>();
-                p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-                p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic);
-                p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
-                p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
-                p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-                p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, maxMessageBytes);
+                Map<String, Object> p = producerConfig(bootstrap, topic, codec, maxMessageBytes);
                 long t0 = System.nanoTime();
                 try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
                     producer.initTransactions();

@@ -2,10 +2,6 @@ package io.swapstream.decode;
 
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitchBatch;
-import io.swapstream.schemas.avro.SwitchSource;
-import io.swapstream.schemas.avro.ThreadState;
-import io.swapstream.schemas.avro.WaitMode;
-import io.swapstream.schemas.avro.WaitReason;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import io.swapstream.schemas.serde.SchemaHistory;
 import java.util.Arrays;
@@ -35,15 +31,18 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     /** What an Unknown enum symbol reads back as: outside every table. */
     static final int UNKNOWN_VALUE = 255;
 
-    private static final int STATES = ThreadState.values().length;
-    private static final int REASONS = WaitReason.values().length;
-    private static final int MODES = WaitMode.values().length;
-    private static final int SOURCES = SwitchSource.values().length;
+    private static final int STATES = ColumnarBatchWriter.STATES;
+    private static final int REASONS = ColumnarBatchWriter.REASONS;
+    private static final int MODES = ColumnarBatchWriter.MODES;
+    private static final int SOURCES = ColumnarBatchWriter.SOURCES;
 
     /**
      * Buffers of the thread at work: Kafka Streams shares one serde between the tasks and threads of
      * a topology.
      */
+    /** The conversions' serde: its buffers are per thread, so one serves every caller. */
+    private static final SwitchBatchSerde SHARED = new SwitchBatchSerde();
+
     private final ThreadLocal<ColumnarBatchWriter> writer = ThreadLocal.withInitial(ColumnarBatchWriter::new);
     private final ThreadLocal<ColumnarBatchReader> reader = ThreadLocal.withInitial(ColumnarBatchReader::new);
 
@@ -170,7 +169,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
      */
     public static ContextSwitchBatch toAvro(SwitchBatch b) {
         try {
-            return ContextSwitchBatch.getDecoder().decode(new SwitchBatchSerde().serialize("", b));
+            return ContextSwitchBatch.getDecoder().decode(SHARED.serialize("", b));
         } catch (java.io.IOException e) {
             throw new SerializationException("a batch Avro cannot read back: " + e.getMessage(), e);
         }
@@ -179,7 +178,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     public static SwitchBatch fromAvro(ContextSwitchBatch a) {
         try {
             ByteBuffer bytes = ContextSwitchBatch.getEncoder().encode(a);
-            return new SwitchBatchSerde().deserialize("", Arrays.copyOfRange(bytes.array(), bytes.arrayOffset() + bytes.position(),
+            return SHARED.deserialize("", Arrays.copyOfRange(bytes.array(), bytes.arrayOffset() + bytes.position(),
                     bytes.arrayOffset() + bytes.limit()));
         } catch (java.io.IOException e) {
             throw new SerializationException("a batch Avro cannot write: " + e.getMessage(), e);
