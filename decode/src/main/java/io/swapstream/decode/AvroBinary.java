@@ -16,6 +16,8 @@ final class AvroBinary {
     static final class Writer {
         byte[] buf = new byte[64 * 1024];
         int pos;
+        /** Scratch: which rows of a long column have a value. */
+        private int[] marks = new int[0];
 
         void reset() { pos = 0; }
 
@@ -108,24 +110,6 @@ final class AvroBinary {
             pos = p;
         }
 
-        private void bitmap(long[] v, int n, long none, int present) {
-            if (present == 0) {
-                writeLong(0);
-                return;
-            }
-            int bytes = (n + 7) >>> 3;
-            writeLong(bytes);
-            ensure(bytes);
-            byte[] b = buf;
-            int p = pos;
-            for (int k = 0; k < bytes; k++) {
-                int bits = 0;
-                for (int i = k << 3, to = Math.min(n, i + 8), bit = 1; i < to; i++, bit <<= 1) if (v[i] != none) bits |= bit;
-                b[p++] = (byte) bits;
-            }
-            pos = p;
-        }
-
         /** A column with nulls as a record of a presence bitmap and the present values. */
         void sparseInts(int[] v, int n, int none) {
             int present = 0;
@@ -138,9 +122,15 @@ final class AvroBinary {
         }
 
         void sparseLongs(long[] v, int n, long none) {
+            // the bitmap from a row's mark, so that one loop writes bitmaps for every kind of column
+            if (marks.length < n) marks = new int[Math.max(n, marks.length * 2)];
             int present = 0;
-            for (int i = 0; i < n; i++) if (v[i] != none) present++;
-            bitmap(v, n, none, present);
+            for (int i = 0; i < n; i++) {
+                boolean has = v[i] != none;
+                marks[i] = has ? 1 : 0;
+                if (has) present++;
+            }
+            sparseBitmap(marks, n, 0, present);
             arrayStart(present);
             ensure(10 * present);
             for (int i = 0; i < n; i++) if (v[i] != none) longUnchecked(v[i]);
