@@ -10,7 +10,7 @@ import io.swapstream.decode.KernelEnums;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.schemas.etw.BufferLateness;
+import io.swapstream.etw.BufferLateness;
 import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Path;

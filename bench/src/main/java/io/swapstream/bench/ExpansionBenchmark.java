@@ -4,7 +4,7 @@ import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.schemas.etw.EtlReader;
+import io.swapstream.etw.EtlReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.swapstream.bench;
 
-import io.swapstream.schemas.etw.EtlReader;
+import io.swapstream.etw.EtlReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -17,16 +17,6 @@ final class FleetTable {
     private FleetTable() {}
 
     /** The numeric fields of {@code schema}: what --by may name. */
-    static List<String> sortable(Schema schema) {
-        List<String> out = new ArrayList<>();
-        for (Schema.Field f : schema.getFields()) {
-            Schema s = f.schema();
-            if (s.getType() == Schema.Type.UNION) s = s.getTypes().stream().filter(x -> x.getType() != Schema.Type.NULL).findFirst().orElse(s);
-            if (s.getType() == Schema.Type.LONG || s.getType() == Schema.Type.INT || s.getType() == Schema.Type.DOUBLE) out.add(f.name());
-        }
-        return out;
-    }
-
     /** Highest {@code by} first (nulls last), then window, then name; the first {@code top} when given. */
     static <R extends SpecificRecordBase> List<R> ranked(List<R> rows, String by, Integer top) {
         List<R> sorted = new ArrayList<>(rows);

@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import io.swapstream.http.StageMetrics;
+
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.aggregate.fleet.streams.RollupControl;
 import io.swapstream.aggregate.fleet.streams.RollupTopology;
@@ -99,7 +101,7 @@ final class RollupRun implements AutoCloseable {
 
     /** Waits until the stage has taken {@code rows} rows (each taken by both roll-ups). */
     void awaitTaken(long rows, long deadlineNanos) throws InterruptedException {
-        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.decode.streams.StageSensors.ROWS_IN + "-total") < 2.0 * rows) {
+        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.stage.StageSensors.ROWS_IN + "-total") < 2.0 * rows) {
             check(deadlineNanos);
             Thread.sleep(5);
         }

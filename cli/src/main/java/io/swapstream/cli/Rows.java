@@ -2,7 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.streams.AvroRecords;
+import io.swapstream.decode.AvroRecords;
 import io.swapstream.schemas.serde.AvroJson;
 import java.util.function.Function;
 import java.util.List;

@@ -1,6 +1,14 @@
 package io.swapstream.cli;
 
-import static io.swapstream.decode.streams.StageSensors.*;
+import io.swapstream.http.StageHttp;
+import io.swapstream.http.StatsApi;
+import io.swapstream.http.RollupApi;
+import io.swapstream.http.Peers;
+import io.swapstream.http.HttpUsers;
+import io.swapstream.http.HttpTls;
+import io.swapstream.http.StageMetrics;
+
+import static io.swapstream.stage.StageSensors.*;
 
 import io.swapstream.ingest.TopicSetup;
 import java.io.PrintWriter;
@@ -98,7 +106,7 @@ abstract class StageCommand implements Callable<Integer> {
         HttpUsers users = httpUsers == null ? null : HttpUsers.read(httpUsers);
         StageHttp server;
         try {
-            server = StageHttp.bind(httpAddress, tls, users);
+            server = StageHttp.bind(httpAddress, tls, users).describingErrors(Swapstream::userMessage);
         } catch (java.io.IOException e) {
             throw new UserInputException("--http " + httpAddress + ": cannot listen there (" + e.getMessage() + ")");
         }

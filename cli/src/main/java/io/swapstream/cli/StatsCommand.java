@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import io.swapstream.schemas.RecordFields;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.fleet.FleetGroup;
@@ -63,8 +64,8 @@ final class StatsCommand implements Callable<Integer> {
         String field = by != null ? by : group == Group.thread ? "waitP99Nanos" : "readyP99Nanos";
         List<String> sortable = switch (group) {
             case thread -> ThreadStatsFields.SORTABLE;
-            case process -> FleetTable.sortable(ProcessStats.SCHEMA$);
-            case host -> FleetTable.sortable(HostStats.SCHEMA$);
+            case process -> RecordFields.numeric(ProcessStats.SCHEMA$);
+            case host -> RecordFields.numeric(HostStats.SCHEMA$);
         };
         if (!sortable.contains(field)) throw new UserInputException("--by: cannot sort by '" + field + "'; one of " + sortable);
         Integer override = Options.maxWaitReason(maxWaitReason);

@@ -1,6 +1,6 @@
 package io.swapstream.cli;
 
-import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.etw.EtlFormatException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

@@ -7,7 +7,7 @@ import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.streams.AvroRecords;
+import io.swapstream.decode.AvroRecords;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;

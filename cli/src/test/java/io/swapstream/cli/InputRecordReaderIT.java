@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.decode.streams.InputRecordReader;
+import io.swapstream.stage.InputRecordReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

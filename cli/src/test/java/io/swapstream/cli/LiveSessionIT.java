@@ -205,7 +205,7 @@ class LiveSessionIT {
              Rows rows = new Rows(k)) {
             StageProcess[] ingest = {ingest(k, watched)};
             long buffers;
-            try (var r = io.swapstream.schemas.etw.EtlReader.open(whole).framesOnly()) {
+            try (var r = io.swapstream.etw.EtlReader.open(whole).framesOnly()) {
                 long n = 0;
                 while (r.next()) n++;
                 buffers = n;
@@ -300,10 +300,10 @@ class LiveSessionIT {
     /** The trace's start as Unix nanoseconds (its logfile header's StartTime). */
     static final class TraceStart {
         static long of(Path f) throws Exception {
-            try (var r = io.swapstream.schemas.etw.EtlReader.open(f)) {
+            try (var r = io.swapstream.etw.EtlReader.open(f)) {
                 r.next();
-                return io.swapstream.schemas.etw.SessionClock.fileTimeToUnixNanos(
-                        io.swapstream.schemas.etw.LogfileHeader.find(r.decoder()).startTime());
+                return io.swapstream.etw.SessionClock.fileTimeToUnixNanos(
+                        io.swapstream.etw.LogfileHeader.find(r.decoder()).startTime());
             }
         }
     }

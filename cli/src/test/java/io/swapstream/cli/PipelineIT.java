@@ -17,7 +17,7 @@ import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.etw.BufferFiller;
+import io.swapstream.etw.BufferFiller;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.nio.ByteBuffer;

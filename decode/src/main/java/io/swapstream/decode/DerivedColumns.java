@@ -1,6 +1,6 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.SessionClock;
+import io.swapstream.etw.SessionClock;
 import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 import java.util.Arrays;
 

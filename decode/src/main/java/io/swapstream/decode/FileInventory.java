@@ -1,16 +1,16 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.BufferHeader;
-import io.swapstream.schemas.etw.BufferLateness;
-import io.swapstream.schemas.etw.ClockType;
-import io.swapstream.schemas.etw.EtlFormatException;
-import io.swapstream.schemas.etw.EtlReader;
-import io.swapstream.schemas.etw.LogFileMode;
-import io.swapstream.schemas.etw.LogfileHeader;
-import io.swapstream.schemas.etw.SessionClock;
-import io.swapstream.schemas.etw.TraceEvent;
-import io.swapstream.schemas.etw.TraceEventHandler;
-import io.swapstream.schemas.etw.TraceHeaderType;
+import io.swapstream.etw.BufferHeader;
+import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.ClockType;
+import io.swapstream.etw.EtlFormatException;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.LogFileMode;
+import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.SessionClock;
+import io.swapstream.etw.TraceEvent;
+import io.swapstream.etw.TraceEventHandler;
+import io.swapstream.etw.TraceHeaderType;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

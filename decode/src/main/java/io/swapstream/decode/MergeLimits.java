@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * What a session's time-ordered merge may wait for. A finished file has shown how late its buffers
- * come ({@link io.swapstream.schemas.etw.BufferLateness}), so its merge waits for exactly that and
+ * come ({@link io.swapstream.etw.BufferLateness}), so its merge waits for exactly that and
  * stops at nothing else but memory. A live session has not shown its future: its merge waits until
  * every processor's own buffers, or the lateness the session has shown so far, make an item safe, and
  * only {@code maxLatenessNanos} or the memory cap force items out sooner; a switch that then comes

@@ -1,12 +1,12 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.BufferDecoder;
-import io.swapstream.schemas.etw.BufferLateness;
-import io.swapstream.schemas.etw.EtlFormatException;
-import io.swapstream.schemas.etw.EtlReader;
-import io.swapstream.schemas.etw.LogfileHeader;
-import io.swapstream.schemas.etw.SessionClock;
-import io.swapstream.schemas.etw.TraceEvent;
+import io.swapstream.etw.BufferDecoder;
+import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.EtlFormatException;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.SessionClock;
+import io.swapstream.etw.TraceEvent;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

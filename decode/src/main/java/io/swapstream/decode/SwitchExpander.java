@@ -1,8 +1,8 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.BufferLateness;
-import io.swapstream.schemas.etw.SessionClock;
-import io.swapstream.schemas.etw.TraceEvent;
+import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.SessionClock;
+import io.swapstream.etw.TraceEvent;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;

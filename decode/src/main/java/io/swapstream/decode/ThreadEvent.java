@@ -1,6 +1,6 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.TraceEvent;
+import io.swapstream.etw.TraceEvent;
 import java.nio.ByteBuffer;
 
 /**

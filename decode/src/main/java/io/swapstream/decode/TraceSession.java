@@ -1,9 +1,9 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.ClockType;
-import io.swapstream.schemas.etw.LogFileMode;
-import io.swapstream.schemas.etw.LogfileHeader;
-import io.swapstream.schemas.etw.SessionClock;
+import io.swapstream.etw.ClockType;
+import io.swapstream.etw.LogFileMode;
+import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.SessionClock;
 import java.util.List;
 
 /** One recording's facts (DESIGN.md topic etw.sessions): logfile header, modes, clock, loss. */

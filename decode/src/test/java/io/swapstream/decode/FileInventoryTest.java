@@ -2,8 +2,8 @@ package io.swapstream.decode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.swapstream.schemas.etw.ClockType;
-import io.swapstream.schemas.etw.EtlWriter;
+import io.swapstream.etw.ClockType;
+import io.swapstream.etw.EtlWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.schemas.etw.BufferDecoder;
-import io.swapstream.schemas.etw.BufferFiller;
-import io.swapstream.schemas.etw.EtlReader;
+import io.swapstream.etw.BufferDecoder;
+import io.swapstream.etw.BufferFiller;
+import io.swapstream.etw.EtlReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.schemas.etw.BufferLateness;
-import io.swapstream.schemas.etw.EtlReader;
+import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.EtlReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -162,7 +162,7 @@ class SwitchBatchSerdeTest {
             if (f.schema().getType() != Schema.Type.ARRAY || f.name().equals("threads")) continue;
             List<Object> column = new ArrayList<>();
             for (ContextSwitch row : b.rows()) {
-                Object v = io.swapstream.decode.streams.AvroRecords.of(row).get(f.name());
+                Object v = io.swapstream.decode.AvroRecords.of(row).get(f.name());
                 Schema item = f.schema().getElementType();
                 Schema enumType = item.getType() == Schema.Type.ENUM ? item
                         : item.getType() == Schema.Type.UNION && item.getTypes().get(1).getType() == Schema.Type.ENUM ? item.getTypes().get(1) : null;

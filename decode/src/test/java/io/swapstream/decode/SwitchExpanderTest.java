@@ -172,12 +172,12 @@ class SwitchExpanderTest {
             // a compact batch whose last packet is cut: a Full packet's first 4 bytes only
             t.compact(0, 1010, 1010, new int[] {300}, new int[] {8}, "29000000" + "03000000");
         }
-        try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(f)) {
+        try (io.swapstream.etw.EtlReader r = io.swapstream.etw.EtlReader.open(f)) {
             r.next(); // header buffer
             SessionDecoder.check(r.decoder());
             r.next();
-            io.swapstream.schemas.etw.EtlFormatException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    io.swapstream.schemas.etw.EtlFormatException.class, () -> SessionDecoder.check(r.decoder()));
+            io.swapstream.etw.EtlFormatException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.swapstream.etw.EtlFormatException.class, () -> SessionDecoder.check(r.decoder()));
             org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("event 0x0525"), e.getMessage());
             org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("byte offset " + (4096 + 0x48 + 0x28)), e.getMessage());
         }

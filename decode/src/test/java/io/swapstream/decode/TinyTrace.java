@@ -1,7 +1,7 @@
 package io.swapstream.decode;
 
-import io.swapstream.schemas.etw.ClockType;
-import io.swapstream.schemas.etw.EtlWriter;
+import io.swapstream.etw.ClockType;
+import io.swapstream.etw.EtlWriter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -83,7 +83,7 @@ final class TinyTrace implements AutoCloseable {
      */
     static SessionDecoder decodeInMergeOrder(Path file, List<Object> out) throws IOException {
         SessionDecoder d = new SessionDecoder("host1", null, b -> out.add(b.row(0)), out::add, 1);
-        try (io.swapstream.schemas.etw.EtlReader r = io.swapstream.schemas.etw.EtlReader.open(file)) {
+        try (io.swapstream.etw.EtlReader r = io.swapstream.etw.EtlReader.open(file)) {
             while (r.next()) d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
         }
         d.finish();

@@ -1,11 +1,11 @@
 package io.swapstream.ingest;
 
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.etw.BufferFiller;
-import io.swapstream.schemas.etw.EtlFormatException;
-import io.swapstream.schemas.etw.BufferLateness;
-import io.swapstream.schemas.etw.EtlReader;
-import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.etw.BufferFiller;
+import io.swapstream.etw.EtlFormatException;
+import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.LogfileHeader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -129,7 +129,7 @@ public final class BufferPublisher implements AutoCloseable {
         if (!r.next()) throw new EtlFormatException(r.source(), 0, "no buffers");
         LogfileHeader header = LogfileHeader.find(r.decoder());
         if (header == null) {
-            throw new EtlFormatException(r.source(), io.swapstream.schemas.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
+            throw new EtlFormatException(r.source(), io.swapstream.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
         }
         return header.sessionId(host);
     }

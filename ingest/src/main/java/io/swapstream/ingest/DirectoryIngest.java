@@ -1,11 +1,11 @@
 package io.swapstream.ingest;
 
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.etw.BufferFiller;
-import io.swapstream.schemas.etw.BufferHeader;
-import io.swapstream.schemas.etw.EtlFormatException;
-import io.swapstream.schemas.etw.EtlReader;
-import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.etw.BufferFiller;
+import io.swapstream.etw.BufferHeader;
+import io.swapstream.etw.EtlFormatException;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.LogfileHeader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,8 +1,8 @@
 package io.swapstream.aggregate.streams;
 
-import static io.swapstream.decode.streams.StageSensors.*;
+import static io.swapstream.stage.StageSensors.*;
 
-import io.swapstream.decode.streams.StageSensors;
+import io.swapstream.stage.StageSensors;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 

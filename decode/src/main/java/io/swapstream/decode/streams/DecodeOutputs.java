@@ -1,5 +1,8 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.stage.BatchSequence;
+import io.swapstream.decode.AvroRecords;
+
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitch;

@@ -1,9 +1,12 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.stage.InputRecordReader;
+import io.swapstream.decode.AvroRecords;
+
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.TraceSession;
-import io.swapstream.schemas.etw.EtlFormatException;
-import io.swapstream.schemas.etw.LogfileHeader;
+import io.swapstream.etw.EtlFormatException;
+import io.swapstream.etw.LogfileHeader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,5 +1,7 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.stage.StateStores;
+
 import io.swapstream.schemas.SwapstreamConfig;
 import java.util.ArrayList;
 import java.util.List;

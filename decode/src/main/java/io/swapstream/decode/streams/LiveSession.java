@@ -1,11 +1,14 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.stage.InputRecordReader;
+import io.swapstream.decode.AvroRecords;
+
 import io.swapstream.decode.MergeLimits;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.ThreadInfo;
-import io.swapstream.schemas.etw.BufferDecoder;
-import io.swapstream.schemas.etw.EtlFormatException;
+import io.swapstream.etw.BufferDecoder;
+import io.swapstream.etw.EtlFormatException;
 
 /**
  * A session being decoded in a task's memory: the offline {@link SessionDecoder}, whose batches and

@@ -1,5 +1,8 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.stage.StageSensors;
+import io.swapstream.decode.AvroRecords;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -317,7 +320,7 @@ class DecodeTopologyTest {
         long second = 10_000_000L;
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withShape(4, 2, 2).withSeed(8)
                 .withQuietSpell(new GeneratorOptions.QuietSpell(1, 5 * second, 40 * second)), 0x28);
-        long lateness = io.swapstream.schemas.etw.BufferLateness.of(f).max();
+        long lateness = io.swapstream.etw.BufferLateness.of(f).max();
         assertTrue(lateness > 30 * second, lateness + " ticks");
         List<ContextSwitch> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();

@@ -1,7 +1,7 @@
 package io.swapstream.ingest.generate;
 
-import io.swapstream.schemas.etw.EtlWriter;
-import io.swapstream.schemas.etw.LoggerTiming;
+import io.swapstream.etw.EtlWriter;
+import io.swapstream.etw.LoggerTiming;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.swapstream.ingest.generate;
 
-import io.swapstream.schemas.etw.ClockType;
-import io.swapstream.schemas.etw.EtlWriter;
+import io.swapstream.etw.ClockType;
+import io.swapstream.etw.EtlWriter;
 import java.io.IOException;
 import java.nio.file.Path;
 

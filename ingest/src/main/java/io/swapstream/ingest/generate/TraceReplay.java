@@ -1,8 +1,8 @@
 package io.swapstream.ingest.generate;
 
-import io.swapstream.schemas.etw.EtlReader;
-import io.swapstream.schemas.etw.LogfileHeader;
-import io.swapstream.schemas.etw.SessionClock;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.SessionClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,8 +1,8 @@
 package io.swapstream.aggregate.fleet.streams;
 
 import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.decode.streams.StageSensors;
-import io.swapstream.decode.streams.StateStores;
+import io.swapstream.stage.StageSensors;
+import io.swapstream.stage.StateStores;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.nio.ByteBuffer;
 import java.time.Duration;

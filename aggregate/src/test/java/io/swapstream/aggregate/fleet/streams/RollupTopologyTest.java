@@ -8,7 +8,7 @@ import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.aggregate.fleet.FleetRollup;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.streams.StageSensors;
+import io.swapstream.stage.StageSensors;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;

@@ -1,0 +1,51 @@
+package io.swapstream.decode;
+
+import io.swapstream.decode.ContextSwitch;
+import io.swapstream.decode.ThreadInfo;
+import io.swapstream.decode.TraceSession;
+
+/** The decode stage's plain records as their Avro counterparts (same field names). */
+public final class AvroRecords {
+    private AvroRecords() {}
+
+    public static io.swapstream.schemas.avro.ContextSwitch of(ContextSwitch s) {
+        return new io.swapstream.schemas.avro.ContextSwitch(s.session(), s.host(), s.cpu(), s.timestamp(), s.timeNanos(),
+                s.source(), s.oldThreadId(), s.oldThreadPriority(), s.oldThreadState(), s.oldThreadWaitReason(),
+                s.oldThreadWaitMode(), s.newThreadId(), s.newThreadPriority(), s.newThreadWaitTicks(), s.pmcCounters(),
+                s.newThreadTimeSinceLastNanos(), s.oldThreadRunNanos(), s.newThreadReadyNanos(), s.newThreadWaitsNanos(),
+                s.readyingThreadId(), s.readyingProcessId());
+    }
+
+    public static ContextSwitch of(io.swapstream.schemas.avro.ContextSwitch s) {
+        return new ContextSwitch(s.getSession(), s.getHost(), s.getCpu(), s.getTimestamp(), s.getTimeNanos(),
+                s.getSource(), s.getOldThreadId(), s.getOldThreadPriority(), s.getOldThreadState(),
+                s.getOldThreadWaitReason(), s.getOldThreadWaitMode(), s.getNewThreadId(), s.getNewThreadPriority(),
+                s.getNewThreadWaitTicks(), s.getPmcCounters(), s.getNewThreadTimeSinceLastNanos(), s.getOldThreadRunNanos(),
+                s.getNewThreadReadyNanos(), s.getNewThreadWaitsNanos(), s.getReadyingThreadId(), s.getReadyingProcessId());
+    }
+
+    public static io.swapstream.schemas.avro.ThreadInfo of(ThreadInfo t) {
+        return new io.swapstream.schemas.avro.ThreadInfo(t.session(), t.threadId(), t.processId(), t.processName(),
+                t.threadName(), t.basePriority(), t.startNanos(), t.endNanos());
+    }
+
+    public static ThreadInfo of(io.swapstream.schemas.avro.ThreadInfo t) {
+        return new ThreadInfo(t.getSession(), t.getThreadId(), t.getProcessId(), t.getProcessName(), t.getThreadName(),
+                t.getBasePriority(), t.getStartNanos(), t.getEndNanos());
+    }
+
+    public static io.swapstream.schemas.avro.TraceSession.Builder of(TraceSession s) {
+        return io.swapstream.schemas.avro.TraceSession.newBuilder().setSession(s.session()).setHost(s.host())
+                .setLoggerName(s.loggerName()).setLogFileName(s.logFileName()).setBuild(s.build())
+                .setNumberOfProcessors(s.numberOfProcessors()).setPointerSize(s.pointerSize())
+                .setClockType(s.clockType()).setPerfFreq(s.perfFreq()).setLogFileMode(s.logFileMode())
+                .setLogFileModeNames(s.logFileModeNames()).setStartTimeNanos(s.startTimeNanos())
+                .setEndTimeNanos(s.endTimeNanos()).setBootTimeNanos(s.bootTimeNanos()).setEventsLost(s.eventsLost())
+                .setBuffersLost(s.buffersLost()).setMaximumWaitReason(s.maximumWaitReason());
+    }
+
+    /** Key of a thread's records: {@code session/tid}. */
+    public static String threadKey(String session, int tid) {
+        return session + "/" + tid;
+    }
+}

@@ -1,0 +1,168 @@
+package io.swapstream.etw;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * TRACE_LOGFILE_HEADER, the payload of the first event of a file (SYSTEM header, HookId 0x0000),
+ * in its 64- and 32-bit layouts (ETW-FORMATS.md §3).
+ *
+ * @param timestamp the header event's own timestamp (raw session clock): ts0 of clock conversion
+ */
+public record LogfileHeader(
+        int bufferSize,
+        int majorVersion,
+        int minorVersion,
+        int subVersion,
+        int subMinorVersion,
+        int providerVersion,
+        int numberOfProcessors,
+        long endTime,
+        int timerResolution,
+        int maximumFileSize,
+        int logFileMode,
+        int buffersWritten,
+        int startBuffers,
+        int pointerSize,
+        int eventsLost,
+        int cpuSpeedInMHz,
+        long bootTime,
+        long perfFreq,
+        long startTime,
+        int reservedFlags,
+        int buffersLost,
+        String loggerName,
+        String logFileName,
+        long timestamp) {
+
+    public static final int HOOK_ID = 0x0000;
+
+    /** The session id (DESIGN.md): host, logger name and StartTime, stable for one recording. */
+    public String sessionId(String host) {
+        return host + ":" + loggerName + ":" + startTime;
+    }
+
+    /** The host part of a session id (the text before its first ':'). */
+    public static String hostOf(String sessionId) {
+        int c = sessionId.indexOf(':');
+        return c < 0 ? sessionId : sessionId.substring(0, c);
+    }
+
+    /** The logfile header in the buffer {@code decoder} holds (a file's first), or null when it has none. */
+    public static LogfileHeader find(BufferDecoder decoder) {
+        LogfileHeader[] found = new LogfileHeader[1];
+        decoder.walk(ev -> {
+            if (found[0] == null && isHeaderEvent(ev)) found[0] = parse(ev, decoder);
+        });
+        return found[0];
+    }
+
+    /** OS build number: ProviderVersion's low 16 bits. */
+    public int build() { return providerVersion & 0xFFFF; }
+
+    /** The session clock type (seed 004: ReservedFlags holds it). */
+    public int clockType() { return reservedFlags; }
+
+    public boolean compressedMode() { return (logFileMode & LogFileMode.COMPRESSED_MODE) != 0; }
+
+    /** True when {@code ev} is a logfile-header event. */
+    public static boolean isHeaderEvent(TraceEvent ev) {
+        return ev.headerType().isSystem() && ev.hookId() == HOOK_ID;
+    }
+
+    /** Parses the header event {@code ev}; errors name {@code decoder}'s file offsets. */
+    public static LogfileHeader parse(TraceEvent ev, BufferDecoder decoder) {
+        ByteBuffer d = ev.data();
+        int p = ev.payloadOffset();
+        int len = ev.payloadLength();
+        boolean wide = ev.pointerSize() == 8;
+        int fixed = wide ? 0x118 : 0x110;
+        if (len < fixed) {
+            throw decoder.error(ev.offset(), "logfile header payload of " + len + " bytes is shorter than "
+                    + fixed + " (TRACE_LOGFILE_HEADER " + (wide ? 64 : 32) + "-bit)");
+        }
+        // LoggerName and LogFileName are pointer-sized, so every field after them moves by 8 in 32-bit.
+        int shift = wide ? 0 : -8;
+        int end = p + len;
+        int nameStart = p + fixed;
+        int nameEnd = utf16End(d, nameStart, end);
+        String loggerName = utf16(d, nameStart, nameEnd);
+        int fileStart = Math.min(nameEnd + 2, end);
+        String logFileName = utf16(d, fileStart, utf16End(d, fileStart, end));
+        return new LogfileHeader(
+                d.getInt(p),
+                d.get(p + 4) & 0xFF, d.get(p + 5) & 0xFF, d.get(p + 6) & 0xFF, d.get(p + 7) & 0xFF,
+                d.getInt(p + 8),
+                d.getInt(p + 0x0C),
+                d.getLong(p + 0x10),
+                d.getInt(p + 0x18),
+                d.getInt(p + 0x1C),
+                d.getInt(p + 0x20),
+                d.getInt(p + 0x24),
+                d.getInt(p + 0x28),
+                d.getInt(p + 0x2C),
+                d.getInt(p + 0x30),
+                d.getInt(p + 0x34),
+                d.getLong(p + 0xF8 + shift),
+                d.getLong(p + 0x100 + shift),
+                d.getLong(p + 0x108 + shift),
+                d.getInt(p + 0x110 + shift),
+                d.getInt(p + 0x114 + shift),
+                loggerName,
+                logFileName,
+                ev.timestamp());
+    }
+
+    /** Writes every field, for a decoder checkpoint; {@link #read} reads them back. */
+    public void write(java.io.DataOutput o) throws java.io.IOException {
+        o.writeInt(bufferSize);
+        o.writeByte(majorVersion);
+        o.writeByte(minorVersion);
+        o.writeByte(subVersion);
+        o.writeByte(subMinorVersion);
+        o.writeInt(providerVersion);
+        o.writeInt(numberOfProcessors);
+        o.writeLong(endTime);
+        o.writeInt(timerResolution);
+        o.writeInt(maximumFileSize);
+        o.writeInt(logFileMode);
+        o.writeInt(buffersWritten);
+        o.writeInt(startBuffers);
+        o.writeInt(pointerSize);
+        o.writeInt(eventsLost);
+        o.writeInt(cpuSpeedInMHz);
+        o.writeLong(bootTime);
+        o.writeLong(perfFreq);
+        o.writeLong(startTime);
+        o.writeInt(reservedFlags);
+        o.writeInt(buffersLost);
+        o.writeUTF(loggerName);
+        o.writeUTF(logFileName);
+        o.writeLong(timestamp);
+    }
+
+    public static LogfileHeader read(java.io.DataInput in) throws java.io.IOException {
+        return new LogfileHeader(in.readInt(), in.readUnsignedByte(), in.readUnsignedByte(), in.readUnsignedByte(),
+                in.readUnsignedByte(), in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
+                in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readLong(), in.readLong(),
+                in.readLong(), in.readInt(), in.readInt(), in.readUTF(), in.readUTF(), in.readLong());
+    }
+
+    /** Offset, within the header event's payload, of ReservedFlags (the clock type). */
+    public static int clockTypeOffset(int pointerSize) {
+        return pointerSize == 8 ? 0x110 : 0x108;
+    }
+
+    private static int utf16End(ByteBuffer d, int from, int end) {
+        int q = from;
+        while (q + 1 < end && d.getShort(q) != 0) q += 2;
+        return Math.min(q, end);
+    }
+
+    private static String utf16(ByteBuffer d, int from, int to) {
+        if (to <= from) return "";
+        byte[] b = new byte[to - from];
+        d.get(from, b);
+        return new String(b, StandardCharsets.UTF_16LE);
+    }
+}

@@ -1,0 +1,153 @@
+package io.swapstream.http;
+
+import io.swapstream.schemas.RecordFields;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.avro.ProcessStats;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificRecordBase;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The rollup stage's query API: {@code /api/processes} and {@code /api/hosts} (the top groups of the latest
+ * closed window, or of every kept window) and {@code /api/processes/NAME}, {@code /api/hosts/HOST} (a group's
+ * windows). A group's windows live on one instance (partitioned by name); a list asks every instance for its
+ * own top N and merges. Sketch bytes are left out unless {@code sketches=true}.
+ */
+public final class RollupApi {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** One kind of roll-up: its path, store, name field and numeric fields. */
+    private record Kind(String path, String store, String nameField, Schema schema, List<String> sortable) {}
+
+    private static final Kind PROCESSES = new Kind("/api/processes", RollupTopology.PROCESS_ROWS_STORE, "processName",
+            ProcessStats.SCHEMA$, RecordFields.numeric(ProcessStats.SCHEMA$));
+    private static final Kind HOSTS = new Kind("/api/hosts", RollupTopology.HOST_ROWS_STORE, "host", HostStats.SCHEMA$,
+            RecordFields.numeric(HostStats.SCHEMA$));
+
+    private final KafkaStreams streams;
+    private final Peers peers;
+    private final String aggregatePage;
+
+    /** @param aggregatePage where the fleet page sends a click on a host: the aggregate's page */
+    public RollupApi(KafkaStreams streams, Peers peers, String aggregatePage) {
+        this.streams = streams;
+        this.peers = peers;
+        this.aggregatePage = aggregatePage;
+    }
+
+    public StageHttp.Response answer(StageHttp.Request request) throws Exception {
+        String path = request.path();
+        if (path.equals("/api/fleet-config")) {
+            return StageHttp.Response.json(200, JSON.writeValueAsString(Map.of("aggregatePage", aggregatePage)));
+        }
+        for (Kind kind : List.of(PROCESSES, HOSTS)) {
+            if (path.equals(kind.path())) return list(kind, request);
+            if (path.startsWith(kind.path() + "/")) return one(kind, path.substring(kind.path().length() + 1), request);
+        }
+        throw new StageHttp.HttpProblem(404, "no such resource: " + path);
+    }
+
+    /** The top groups of the latest window (or of every kept window), by a numeric field. */
+    private StageHttp.Response list(Kind kind, StageHttp.Request request) throws Exception {
+        Map<String, String> q = request.query();
+        String by = q.getOrDefault("by", "readyP99Nanos");
+        if (!kind.sortable().contains(by)) throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + kind.sortable());
+        String window = q.getOrDefault("window", "latest");
+        if (!window.equals("latest") && !window.equals("all")) {
+            throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of latest, all");
+        }
+        int top = StatsApi.integer(q, "top", 20);
+        boolean sketches = bool(q, "sketches");
+        List<JsonNode> rows = new ArrayList<>();
+        if (q.containsKey("local")) {
+            rows.addAll(local(kind, null, sketches));
+        } else {
+            Map<String, String> lq = new HashMap<>(q);
+            lq.put("local", "1");
+            for (String host : peers.all()) {
+                if (peers.isSelf(host)) rows.addAll(local(kind, null, sketches));
+                else peers.ask(host, kind.path(), lq, request.authorization()).forEach(rows::add);
+            }
+        }
+        if (window.equals("latest")) {
+            long latest = rows.stream().mapToLong(n -> n.path("windowStartNanos").asLong()).max().orElse(0);
+            rows.removeIf(n -> n.path("windowStartNanos").asLong() != latest);
+        }
+        rows.sort(Comparator.comparingDouble((JsonNode n) -> n.path(by).isNumber() ? -n.path(by).asDouble() : Double.POSITIVE_INFINITY)
+                .thenComparing(n -> -n.path("windowStartNanos").asLong()).thenComparing(n -> n.path(kind.nameField()).asText()));
+        ArrayNode out = JSON.createArrayNode();
+        rows.stream().limit(top).forEach(out::add);
+        return StageHttp.Response.json(200, JSON.writeValueAsString(out));
+    }
+
+    /** One group's kept windows, oldest first (the empty name: threads of no known process). */
+    private StageHttp.Response one(Kind kind, String name, StageHttp.Request request) throws Exception {
+        boolean sketches = bool(request.query(), "sketches");
+        List<JsonNode> windows;
+        if (request.query().containsKey("local")) {
+            windows = local(kind, name, sketches);
+        } else {
+            String owner = peers.owner(kind.store(), name, kind.nameField() + " " + name);
+            if (peers.isSelf(owner)) {
+                windows = local(kind, name, sketches);
+            } else {
+                Map<String, String> lq = new HashMap<>(request.query());
+                lq.put("local", "1");
+                windows = new ArrayList<>();
+                ArrayNode a = peers.ask(owner, request.path(), lq, request.authorization());
+                if (a.size() == 1 && a.get(0).has("windows")) a.get(0).path("windows").forEach(windows::add);
+            }
+        }
+        if (windows.isEmpty()) {
+            throw new StageHttp.HttpProblem(404, "no " + (kind == PROCESSES ? "process" : "host") + " " + (name.isEmpty() ? "(unknown)" : name)
+                    + " in the kept windows");
+        }
+        ObjectNode n = JSON.createObjectNode();
+        if (name.isEmpty()) n.putNull(kind.nameField());
+        else n.put(kind.nameField(), name);
+        n.set("windows", JSON.valueToTree(windows));
+        return StageHttp.Response.json(200, JSON.writeValueAsString(n));
+    }
+
+    /** This instance's rows: of {@code name} only when given; oldest window first. */
+    private List<JsonNode> local(Kind kind, String name, boolean sketches) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        ReadOnlyKeyValueStore<String, SpecificRecordBase> store;
+        try {
+            store = streams.store(StoreQueryParameters.fromNameAndType(kind.store(), QueryableStoreTypes.keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw new StageHttp.HttpProblem(503, "the roll-ups are not queryable right now (" + streams.state() + "): ask again");
+        }
+        try (KeyValueIterator<String, SpecificRecordBase> it = store.all()) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                if (name != null && !kv.key.substring(kv.key.indexOf('/') + 1).equals(name)) continue;
+                ObjectNode row = (ObjectNode) JSON.readTree(io.swapstream.schemas.serde.AvroJson.toJson(kv.value));
+                if (!sketches) row.remove(List.of("waitSketch", "readySketch", "runSketch"));
+                out.add(row);
+            }
+        }
+        return out;
+    }
+
+    private static boolean bool(Map<String, String> q, String name) {
+        String v = q.getOrDefault(name, "false");
+        if (!v.equals("true") && !v.equals("false")) throw new StageHttp.HttpProblem(400, name + ": '" + v + "' is not true or false");
+        return v.equals("true");
+    }
+}

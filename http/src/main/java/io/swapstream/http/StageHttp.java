@@ -1,0 +1,257 @@
+package io.swapstream.http;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * A stage's HTTP side, on the JDK's own server (no framework: a few read-only routes):
+ * {@code /health}, {@code /metrics}, and on the aggregate the query API and the live page.
+ */
+public final class StageHttp implements AutoCloseable {
+    /** A route's answer. */
+    public record Response(int status, String contentType, byte[] body, String etag) {
+        Response(int status, String contentType, byte[] body) {
+            this(status, contentType, body, null);
+        }
+
+        static Response json(int status, String json) {
+            return json(status, json.getBytes(StandardCharsets.UTF_8), null);
+        }
+
+        static Response json(int status, byte[] json, String etag) {
+            return new Response(status, "application/json", json, etag);
+        }
+
+        static Response text(int status, String text) {
+            return new Response(status, "text/plain; charset=utf-8", (text + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** Nothing changed since the answer the client holds, tagged {@code etag}. */
+        static Response notModified(String etag) {
+            return new Response(304, "application/json", new byte[0], etag);
+        }
+    }
+
+    /** A bad request: its message is the one line the client gets with a 400 (or 404). */
+    public static final class HttpProblem extends RuntimeException {
+        final int status;
+
+        HttpProblem(int status, String message) {
+            super(message, null, false, false);
+            this.status = status;
+        }
+    }
+
+    /** A request: its decoded path and query, and the ETag the client holds (If-None-Match), if any. */
+    public record Request(String path, Map<String, String> query, String ifNoneMatch, String authorization) {
+        Request(String path, Map<String, String> query) {
+            this(path, query, null, null);
+        }
+    }
+
+    @FunctionalInterface
+    public interface Route {
+        Response answer(Request request) throws Exception;
+    }
+
+    static {
+        // without TCP_NODELAY a kept-alive connection's answer waits for the client's delayed ACK: 40 ms a request
+        // (measured by bench --queries); read once, when the JDK's server is first used
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
+    private final HttpServer server;
+    /** One line for a client about an unexpected failure: the command line's own wording, given by the stage runner. */
+    private java.util.function.Function<Throwable, String> describe =
+            e -> "internal error, please report it (SWAPSTREAM_DEBUG=1 prints the details)";
+    private final HttpTls tls;
+    private final HttpUsers users;
+
+    private StageHttp(HttpServer server, HttpTls tls, HttpUsers users) {
+        this.server = server;
+        this.tls = tls;
+        this.users = users;
+    }
+
+    /** Binds now (port 0: any free port), so that the address is known before Kafka Streams starts; plain HTTP, open to all. */
+    public static StageHttp bind(String hostPort) throws IOException {
+        return bind(hostPort, null, null);
+    }
+
+    /**
+     * Binds now, serving HTTPS when {@code tls} is given, and asking for a user of {@code users} (basic
+     * authentication) on every route but {@code /health} when given.
+     */
+    public static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users) throws IOException {
+        int colon = hostPort.lastIndexOf(':');
+        String host = hostPort.substring(0, colon);
+        int port = Integer.parseInt(hostPort.substring(colon + 1));
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        HttpServer server;
+        if (tls != null) {
+            HttpsServer https = HttpsServer.create(address, 64);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls.server()));
+            server = https;
+        } else {
+            server = HttpServer.create(address, 64);
+        }
+        server.setExecutor(Executors.newFixedThreadPool(8, r -> {
+            Thread t = new Thread(r, "swapstream-http");
+            t.setDaemon(true);
+            return t;
+        }));
+        return new StageHttp(server, tls, users);
+    }
+
+    /** What is exposed, bound beyond loopback: null when bound to loopback, or with both TLS and users. */
+    public String exposure() {
+        var a = server.getAddress().getAddress();
+        if (a == null || a.isLoopbackAddress()) return null;
+        if (tls == null && users == null) return "anyone who reaches it reads it, in clear (--http-tls, --http-users)";
+        if (tls == null) return "its passwords cross the network in clear (--http-tls)";
+        if (users == null) return "anyone who reaches it reads it (--http-users)";
+        return null;
+    }
+
+    public String scheme() {
+        return tls == null ? "http" : "https";
+    }
+
+    /** The TLS settings, for requests to other instances; null for plain HTTP. */
+    public HttpTls tls() {
+        return tls;
+    }
+
+    /**
+     * host:port as other instances reach this one: the bound address, or this machine's name when
+     * bound to every interface (0.0.0.0 would send a peer to itself).
+     */
+    public String address() {
+        InetSocketAddress a = server.getAddress();
+        String host = a.getHostString();
+        if (a.getAddress() != null && a.getAddress().isAnyLocalAddress()) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                host = "localhost";
+            }
+        }
+        return host + ":" + a.getPort();
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** {@code /health}: 200 while Kafka Streams is RUNNING, else 503; {@code /metrics}: Prometheus text. */
+    public StageHttp standard(KafkaStreams streams, StageMetrics metrics) {
+        route("/health", request -> {
+            KafkaStreams.State s = streams.state();
+            return Response.json(s == KafkaStreams.State.RUNNING ? 200 : 503, "{\"state\":\"" + s + "\"}");
+        });
+        route("/metrics", request -> new Response(200, "text/plain; version=0.0.4; charset=utf-8",
+                metrics.scrape().getBytes(StandardCharsets.UTF_8)));
+        return this;
+    }
+
+    public StageHttp route(String prefix, Route route) {
+        var context = server.createContext(prefix, exchange -> handle(exchange, route, describe));
+        // /health says only whether the stage runs: probes need no password
+        if (users != null && !prefix.equals("/health")) context.setAuthenticator(users);
+        return this;
+    }
+
+    /** Files under {@code resourceDir} on the class path, {@code /} being index.html. */
+    public StageHttp staticFiles(String resourceDir) {
+        return route("/", request -> {
+            String path = request.path();
+            // a browser asks for /favicon.ico whatever the page says
+            String name = path.equals("/") ? "index.html" : path.equals("/favicon.ico") ? "favicon.svg" : path.substring(1);
+            if (name.contains("..") || name.contains("/")) throw new HttpProblem(404, "no such page: " + path);
+            try (InputStream in = StageHttp.class.getResourceAsStream(resourceDir + "/" + name)) {
+                if (in == null) throw new HttpProblem(404, "no such page: " + path);
+                String type = name.endsWith(".html") ? "text/html; charset=utf-8" : name.endsWith(".js")
+                        ? "text/javascript; charset=utf-8" : name.endsWith(".css") ? "text/css; charset=utf-8"
+                        : name.endsWith(".svg") ? "image/svg+xml" : "application/octet-stream";
+                return new Response(200, type, in.readAllBytes());
+            }
+        });
+    }
+
+    /** Describes unexpected failures to clients with {@code describe}; for the routes added after this. */
+    public StageHttp describingErrors(java.util.function.Function<Throwable, String> describe) {
+        this.describe = describe;
+        return this;
+    }
+
+    public void start() {
+        server.start();
+    }
+
+    private static void handle(HttpExchange exchange, Route route, java.util.function.Function<Throwable, String> describe) throws IOException {
+        Response r;
+        try {
+            if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+                r = Response.text(405, "only GET");
+            } else {
+                URI uri = exchange.getRequestURI();
+                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("If-None-Match"),
+                        exchange.getRequestHeaders().getFirst("Authorization")));
+            }
+        } catch (HttpProblem e) {
+            r = Response.json(e.status, "{\"error\":" + quote(e.getMessage()) + "}");
+        } catch (Exception e) {
+            r = Response.json(500, "{\"error\":" + quote(describe.apply(e)) + "}");
+        }
+        exchange.getResponseHeaders().set("Content-Type", r.contentType());
+        if (r.etag() != null) {
+            // the client asks again each time (no-cache), and a 304 tells it its copy holds
+            exchange.getResponseHeaders().set("ETag", r.etag());
+            exchange.getResponseHeaders().set("Cache-Control", "no-cache");
+        } else {
+            exchange.getResponseHeaders().set("Cache-Control", "no-store");
+        }
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(r.status(), head || r.status() == 304 ? -1 : r.body().length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            if (!head && r.status() != 304) out.write(r.body());
+        }
+    }
+
+    static Map<String, String> query(String raw) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (raw == null || raw.isEmpty()) return m;
+        for (String part : raw.split("&")) {
+            int eq = part.indexOf('=');
+            String k = URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
+            String v = eq < 0 ? "" : URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+            m.put(k, v);
+        }
+        return m;
+    }
+
+    static String quote(String s) {
+        StringBuilder b = new StringBuilder();
+        io.swapstream.schemas.serde.AvroJson.string(b, s == null ? "" : s);
+        return b.toString();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+}

@@ -1,0 +1,308 @@
+package io.swapstream.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.swapstream.aggregate.RowIndex;
+import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.aggregate.streams.RowIndexes;
+import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.serde.AvroJson;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The aggregate's query API. A session's rows live with its partition, on one instance: a request for
+ * a session goes to the instance Kafka Streams names as its owner; a request over all sessions asks
+ * every instance for its own top N ({@code local=1}) and merges. An instance answers a top N from its
+ * tasks' {@link RowIndexes}, not by a scan of its store, with an ETag from their version: a client that
+ * holds the answer gets a 304 until a row changes.
+ */
+public final class StatsApi {
+    static final ObjectMapper JSON = new ObjectMapper();
+    private final KafkaStreams streams;
+    private final RowIndexes indexes;
+    private final String self;
+    /** Closed windows per session the stats store keeps (the aggregate's --keep-windows). */
+    private int keepWindows = io.swapstream.schemas.SwapstreamConfig.DEFAULT_KEEP_WINDOWS;
+    /** Tells this instance's ETags from an earlier run's. */
+    private final String started = Long.toHexString(System.currentTimeMillis());
+    private final Peers peers;
+
+    public StatsApi(KafkaStreams streams, RowIndexes indexes, String self) {
+        this(streams, indexes, self, "http", null);
+    }
+
+    /** @param tls the stage's TLS settings (its peers are asked over HTTPS, trusting its key store), or null */
+    public StatsApi(KafkaStreams streams, RowIndexes indexes, String self, String scheme, HttpTls tls) {
+        this.streams = streams;
+        this.indexes = indexes;
+        this.peers = new Peers(streams, self, scheme, tls);
+        this.self = self;
+    }
+
+    /** The closed windows per session the stage keeps: a thread's answer says so when it had more. */
+    public StatsApi keeping(int windows) {
+        this.keepWindows = windows;
+        return this;
+    }
+
+    /** The route: a request's path and query, and the ETag the client holds. */
+    public StageHttp.Response answer(StageHttp.Request request) throws Exception {
+        return answer(request.path(), request.query(), request.ifNoneMatch(), request.authorization());
+    }
+
+    /** @param authorization the client's credentials, passed on to the instances asked in turn */
+    private StageHttp.Response answer(String path, Map<String, String> q, String ifNoneMatch, String authorization) throws Exception {
+        boolean local = q.containsKey("local");
+        if (path.equals("/api/sessions")) {
+            return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q, authorization)));
+        }
+        if (path.equals("/api/threads")) {
+            String session = q.get("session");
+            if (session != null && session.isEmpty()) throw new StageHttp.HttpProblem(400, "session: empty; leave it out for every session");
+            String by = q.getOrDefault("by", "waitP99Nanos");
+            if (!ThreadStatsFields.SORTABLE.contains(by)) {
+                throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + ThreadStatsFields.SORTABLE);
+            }
+            int top = integer(q, "top", 20);
+            String window = q.getOrDefault("window", "none");
+            RowIndex.Rows rows = switch (window) {
+                case "none" -> RowIndex.Rows.WHOLE;
+                case "latest" -> RowIndex.Rows.LATEST;
+                case "all" -> RowIndex.Rows.ALL;
+                default -> throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of none, latest, all");
+            };
+            // the owner of the session, asked once: this instance, or the one the request goes on to
+            String owner = local || session == null ? null : peers.owner(AggregateTopology.STATS_STORE, session, "session " + session);
+            boolean here = local || (session != null ? peers.isSelf(owner) : alone());
+            if (here) {
+                // answered from this instance's rows alone: its version says whether anything changed
+                String etag = etag();
+                if (etag.equals(ifNoneMatch)) return StageHttp.Response.notModified(etag);
+                if (session != null && !indexes.hasSession(session) && !knownHere(session)) {
+                    throw new StageHttp.HttpProblem(404, "no session " + session);
+                }
+                return StageHttp.Response.json(200, localTop(by, top, session, rows), etag);
+            }
+            ArrayNode merged = session != null ? peers.ask(owner, path, local(q), authorization) : everywhere(path, q, authorization);
+            return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, top)));
+        }
+        if (path.startsWith("/api/threads/")) {
+            String[] parts = path.substring("/api/threads/".length()).split("/");
+            if (parts.length != 2) throw new StageHttp.HttpProblem(400, "expected /api/threads/SESSION/TID");
+            String session = java.net.URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+            int tid;
+            try {
+                tid = Integer.parseInt(parts[1]);
+            } catch (NumberFormatException e) {
+                throw new StageHttp.HttpProblem(400, "TID: '" + parts[1] + "' is not a thread id");
+            }
+            if (!local) {
+                ArrayNode a = owner(session, path, q, authorization);
+                if (a.size() == 0) throw new StageHttp.HttpProblem(404, "thread " + tid + " has no statistics in session " + session);
+                return StageHttp.Response.json(200, JSON.writeValueAsString(a.get(0)));
+            }
+            ObjectNode one = localThread(session, tid);
+            ArrayNode a = JSON.createArrayNode();
+            if (one != null) a.add(one);
+            return StageHttp.Response.json(200, JSON.writeValueAsString(a));
+        }
+        throw new StageHttp.HttpProblem(404, "no such resource: " + path);
+    }
+
+    /** A whole number of at least 1; a larger one than an int holds means "all". */
+    static int integer(Map<String, String> q, String name, int dflt) {
+        String v = q.get(name);
+        if (v == null) return dflt;
+        try {
+            long n = Long.parseLong(v);
+            if (n < 1) throw new NumberFormatException();
+            return (int) Math.min(n, Integer.MAX_VALUE);
+        } catch (NumberFormatException e) {
+            if (v.matches("[0-9]{19,}")) return Integer.MAX_VALUE;
+            throw new StageHttp.HttpProblem(400, name + ": '" + v + "' is not a whole number of at least 1");
+        }
+    }
+
+    /** The ETag of this instance's answers: its start and the version of its rows. */
+    private String etag() {
+        return "W/\"" + started + "-" + indexes.version() + "\"";
+    }
+
+    private boolean alone() {
+        return peers.alone();
+    }
+
+    /** True when this instance has the session's record (a session may have no row yet). */
+    private boolean knownHere(String session) {
+        return this.<TraceSession>store(AggregateTopology.SESSION_RECORDS_STORE).get(session) != null;
+    }
+
+    /** This instance's top rows as a JSON array: each row's JSON made once and kept until the row changes. */
+    private byte[] localTop(String by, int top, String session, RowIndex.Rows rows) {
+        List<RowIndex.Hit> hits = indexes.top(by, top, session, rows);
+        ReadOnlyKeyValueStore<String, ThreadStats> stats = hits.isEmpty() ? null : store(AggregateTopology.STATS_STORE);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256 + hits.size() * 1024);
+        out.write('[');
+        boolean first = true;
+        for (RowIndex.Hit h : hits) {
+            byte[] json = h.json();
+            if (json == null) {
+                ThreadStats row = stats.get(h.storeKey());
+                if (row == null) continue; // removed since it was selected
+                json = AvroJson.toJson(row).getBytes(StandardCharsets.UTF_8);
+                h.keepJson(json);
+            }
+            if (!first) out.write(',');
+            out.writeBytes(json);
+            first = false;
+        }
+        out.write(']');
+        return out.toByteArray();
+    }
+
+    private static ArrayNode ranked(ArrayNode rows, String by, int top) {
+        List<JsonNode> l = new ArrayList<>();
+        rows.forEach(l::add);
+        l.sort(Comparator.comparingDouble((JsonNode n) -> n.path(by).asDouble(Double.NEGATIVE_INFINITY)).reversed()
+                .thenComparing(n -> n.path("session").asText()).thenComparingInt(n -> n.path("threadId").asInt())
+                .thenComparingLong(n -> n.path("windowStartNanos").asLong()));
+        ArrayNode out = JSON.createArrayNode();
+        l.stream().limit(top).forEach(out::add);
+        return out;
+    }
+
+    /** The answer of the instance that holds {@code session}: this one, or the owner over HTTP. */
+    private ArrayNode owner(String session, String path, Map<String, String> q, String authorization) throws Exception {
+        String host = peers.owner(AggregateTopology.STATS_STORE, session, "session " + session);
+        Map<String, String> lq = local(q);
+        if (!peers.isSelf(host)) return peers.ask(host, path, lq, authorization);
+        ArrayNode a = JSON.createArrayNode();
+        JsonNode n = JSON.readTree(answer(path, lq, null, authorization).body());
+        if (n.isArray()) a.addAll((ArrayNode) n);
+        else a.add(n);
+        return a;
+    }
+
+    /** The query as asked of another instance: for its own rows. */
+    private static Map<String, String> local(Map<String, String> q) {
+        Map<String, String> lq = new HashMap<>(q);
+        lq.put("local", "1");
+        return lq;
+    }
+
+    /** Every instance's own rows, merged. */
+    private ArrayNode everywhere(String path, Map<String, String> q, String authorization) throws Exception {
+        Map<String, String> lq = local(q);
+        ArrayNode all = JSON.createArrayNode();
+        for (String host : peers.all()) {
+            all.addAll(peers.isSelf(host) ? (ArrayNode) JSON.readTree(answer(path, lq, null, authorization).body())
+                    : peers.ask(host, path, lq, authorization));
+        }
+        return all;
+    }
+
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw new StageHttp.HttpProblem(503, "the statistics are not queryable right now (" + streams.state() + "): ask again");
+        }
+    }
+
+    private ArrayNode localSessions() throws IOException {
+        ReadOnlyKeyValueStore<String, TraceSession> records = store(AggregateTopology.SESSION_RECORDS_STORE);
+        ReadOnlyKeyValueStore<String, byte[]> progress = store(AggregateTopology.SESSIONS_STORE);
+        ArrayNode out = JSON.createArrayNode();
+        try (KeyValueIterator<String, TraceSession> it = records.all()) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                TraceSession t = kv.value;
+                ObjectNode n = out.addObject();
+                n.put("session", kv.key);
+                n.put("host", str(t.getHost()));
+                n.put("logger", str(t.getLoggerName()));
+                n.put("startTimeNanos", t.getStartTimeNanos());
+                n.put("endTimeNanos", t.getEndTimeNanos());
+                // complete is known once the session has ended
+                if (t.getEndReason() == null) n.putNull("complete");
+                else n.put("complete", t.getComplete());
+                n.put("endReason", str(t.getEndReason()));
+                n.put("switchCount", t.getSwitchCount());
+                n.put("deadLetters", t.getDeadLetters());
+                n.put("eventsLost", t.getEventsLost());
+                n.put("switchesOutOfOrder", t.getSwitchesOutOfOrder());
+                n.put("maxLatenessNanos", t.getMaxLatenessNanos());
+                ArrayNode reasons = n.putArray("lossReasons");
+                if (t.getLossReasons() != null) t.getLossReasons().forEach(r -> reasons.add(r.toString()));
+                byte[] p = progress.get(kv.key);
+                if (p != null) {
+                    AggregateTopology.SessionProgress s = AggregateTopology.progress(p);
+                    n.put("switchesCounted", s.switches());
+                    n.put("threads", s.threads());
+                    n.put("final", s.done());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String str(CharSequence c) {
+        return c == null ? null : c.toString();
+    }
+
+    /** The start of the session's oldest window in the store; Long.MAX_VALUE when none. */
+    private static long oldestWindowKept(ReadOnlyKeyValueStore<String, ThreadStats> stats, String session) {
+        try (KeyValueIterator<String, ThreadStats> it = stats.prefixScan(session + "/w/", new StringSerializer())) {
+            return it.hasNext() ? it.next().value.getWindowStartNanos() : Long.MAX_VALUE;
+        }
+    }
+
+    /** One thread's whole-session row with its kept windows, oldest first; null when it has none. */
+    private ObjectNode localThread(String session, int tid) throws IOException {
+        ReadOnlyKeyValueStore<String, ThreadStats> stats = store(AggregateTopology.STATS_STORE);
+        ThreadStats whole = stats.get(ThreadStatsFields.key(session, tid, null));
+        ArrayNode windows = JSON.createArrayNode();
+        String suffix = "/" + tid;
+        try (KeyValueIterator<String, ThreadStats> it = stats.prefixScan(session + "/w/", new StringSerializer())) {
+            while (it.hasNext()) {
+                var kv = it.next();
+                if (kv.key.endsWith(suffix)) windows.add(JSON.readTree(AvroJson.toJson(kv.value)));
+            }
+        }
+        if (whole == null && windows.isEmpty()) return null;
+        ObjectNode n = JSON.createObjectNode();
+        n.set("whole", whole == null ? null : JSON.readTree(AvroJson.toJson(whole)));
+        n.set("windows", windows);
+        // the thread ran before the oldest window kept: its earlier windows left the store (the topic has them)
+        long oldestKept = oldestWindowKept(stats, session);
+        n.put("windowsKept", keepWindows);
+        n.put("earlierWindowsDropped", whole != null && oldestKept != Long.MAX_VALUE && whole.getWindowStartNanos() < oldestKept);
+        return n;
+    }
+}

@@ -1,7 +1,0 @@
-package io.swapstream.schemas.etw;
-
-/** Receives each event of a buffer walk; the event view is only valid during the call. */
-@FunctionalInterface
-public interface TraceEventHandler {
-    void onEvent(TraceEvent event);
-}
