@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * Routes one session's switches, in time order, into per-thread accumulators: whole-session and,
  * when a window is set, tumbling event-time windows aligned to the epoch. A wait counts in the
- * window of its switch-in, a run slice in the window of its switch-out (DESIGN.md "Windows"), so a
+ * window of its switch-in, a run slice in the window of its switch-out (docs/architecture.md "Statistics"), so a
  * switch touches only the window of its own time and a window is final once the switches pass its
  * end. With windows, a switch goes into its window's accumulator only, and a closed window is
  * merged into the whole-session one (every statistic merges exactly, the sketches bin by bin):

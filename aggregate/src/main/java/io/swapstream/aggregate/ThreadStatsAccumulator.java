@@ -141,7 +141,7 @@ public final class ThreadStatsAccumulator {
     }
 
     /**
-     * The switch-in just taken had a ready time (DESIGN.md "Ready time"); {@code readier} is the
+     * The switch-in just taken had a ready time (docs/architecture.md "Ready time"); {@code readier} is the
      * readying thread or Integer.MIN_VALUE when none is known.
      */
     public void ready(long readyNanos, int readier) {

@@ -32,7 +32,7 @@ public final class ThreadStatsFields {
         return t.get(POSITIONS[c]) instanceof Number n ? n.doubleValue() : Double.NEGATIVE_INFINITY;
     }
 
-    /** {@code session/tid} for whole-session rows, {@code session/tid/windowStart} for windows (DESIGN.md topics). */
+    /** {@code session/tid} for whole-session rows, {@code session/tid/windowStart} for windows (docs/architecture.md "Topics and records"). */
     public static String key(String session, int tid, Long windowStart) {
         return windowStart == null ? session + "/" + tid : session + "/" + tid + "/" + windowStart;
     }

@@ -15,7 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 final class GenerateCommand implements Callable<Integer> {
     enum Mode { cswitch, compact }
 
-    /** Processor indexes are 11 bits in a buffer header (ETW-FORMATS.md §1). */
+    /** Processor indexes are 11 bits in a buffer header (docs/etw-formats.md §1). */
     static final int MAX_CPUS = 0x800;
 
     @Spec CommandSpec spec;

@@ -55,7 +55,7 @@ final class Rows {
             ContextSwitch::newThreadWaitsNanos, ContextSwitch::readyingThreadId, ContextSwitch::readyingProcessId);
 
     /**
-     * A batch decoded as DESIGN.md gives it: session, host, count, one array per ContextSwitch field
+     * A batch decoded as docs/reading-the-topics.md gives it: session, host, count, one array per ContextSwitch field
      * (nulls where a row has none), and the thread records.
      */
     @SuppressWarnings("unchecked")

@@ -63,7 +63,7 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * The aggregate's window on a broker given by --bootstrap-servers when --window is not: other
-     * consumers of its topics may want windowed rows (DESIGN.md's etw.thread-stats). On the
+     * consumers of its topics may want windowed rows (etw.thread-stats, docs/architecture.md). On the
      * temporary broker nothing but this command reads them, so without --window it computes the
      * whole-session rows alone, as {@code stats} does.
      */

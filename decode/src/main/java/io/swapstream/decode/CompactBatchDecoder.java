@@ -3,8 +3,8 @@ package io.swapstream.decode;
 import java.nio.ByteBuffer;
 
 /**
- * PERFINFO_CCSWAP_BUFFER, the payload of a 0x0525 compact context-switch batch (ETW-FORMATS.md
- * §5, seed 000): a 0x58-byte header (FirstTimeStamp, TidTable[16], ThreadBasePriority[16]) then
+ * PERFINFO_CCSWAP_BUFFER, the payload of a 0x0525 compact context-switch batch (docs/etw-formats.md
+ * §5): a 0x58-byte header (FirstTimeStamp, TidTable[16], ThreadBasePriority[16]) then
  * packets of 2, 4 or 8 bytes whose kind is the low two bits of their first byte.
  */
 public final class CompactBatchDecoder {
@@ -26,7 +26,7 @@ public final class CompactBatchDecoder {
 
     /**
      * Time of a packet from the previous one. Whether the first delta counts from FirstTimeStamp is
-     * open in ETW-FORMATS.md §5; adopted: it does, so ts[k] = FirstTimeStamp + sum(TimeDelta[0..k]).
+     * open in docs/etw-formats.md §5; adopted: it does, so ts[k] = FirstTimeStamp + sum(TimeDelta[0..k]).
      */
     public static long advance(long previous, int delta) {
         return previous + delta;

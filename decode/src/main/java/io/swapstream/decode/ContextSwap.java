@@ -3,7 +3,7 @@ package io.swapstream.decode;
 import java.nio.ByteBuffer;
 
 /**
- * WMI_CONTEXTSWAP, the payload of a 0x0524 CSwitch event (ETW-FORMATS.md §4, seed 001). Every
+ * WMI_CONTEXTSWAP, the payload of a 0x0524 CSwitch event (docs/etw-formats.md §4). Every
  * version is 0x18 bytes; extra payload bytes of later versions are ignored.
  */
 public record ContextSwap(

@@ -3,8 +3,8 @@ package io.swapstream.decode;
 import java.util.List;
 
 /**
- * One context switch on one processor, the record of DESIGN.md "Record fields". Null fields are
- * what the source encoding does not carry or what cannot be known (see DESIGN.md).
+ * One context switch on one processor, the record of docs/architecture.md "Expansion". Null fields are
+ * what the source encoding does not carry or what cannot be known (docs/architecture.md "Expansion").
  */
 public record ContextSwitch(
         String session,
@@ -32,7 +32,7 @@ public record ContextSwitch(
     public static final String CSWITCH = "CSWITCH";
     public static final String COMPACT = "COMPACT";
 
-    /** Field names in DESIGN.md order: the CSV header and the JSON key order. */
+    /** Field names in the ContextSwitch schema's order: the CSV header and the JSON key order. */
     public static final List<String> FIELDS = List.of("session", "host", "cpu", "timestamp", "timeNanos", "source",
             "oldThreadId", "oldThreadPriority", "oldThreadState", "oldThreadWaitReason", "oldThreadWaitMode",
             "newThreadId", "newThreadPriority", "newThreadWaitTicks", "pmcCounters", "newThreadTimeSinceLastNanos",

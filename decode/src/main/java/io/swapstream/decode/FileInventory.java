@@ -235,7 +235,7 @@ public final class FileInventory implements TraceEventHandler {
         cs.put("processEvents", processEvents);
         cs.put("threadEvents", threadEvents);
         cs.put("pmcEvents", pmcEvents);
-        // batches written after events their processor logged while they were open (ETW-FORMATS.md §5)
+        // batches written after events their processor logged while they were open (docs/etw-formats.md §5)
         cs.put("batchesAfterNewerEvents", batchesAfterNewerEvents);
         m.put("scheduling", cs);
         m.put("expansion", expansion.counters().toMap());

@@ -3,7 +3,7 @@ package io.swapstream.decode;
 import java.util.HashMap;
 import java.util.Map;
 
-/** KTHREAD_STATE and KWAIT_REASON names (ETW-FORMATS.md §6). */
+/** KTHREAD_STATE and KWAIT_REASON names (docs/etw-formats.md §6). */
 public final class KernelEnums {
     private KernelEnums() {}
 
@@ -15,7 +15,7 @@ public final class KernelEnums {
     /**
      * A thread switched out in this state still wants a processor (preempted, quantum end), so it is
      * Ready from its switch-out: any known state but Waiting, Transition, WaitingForProcessInSwap,
-     * Terminated (DESIGN.md "Ready time").
+     * Terminated (docs/architecture.md "Ready time").
      */
     public static boolean isRunnable(int state) {
         return state >= 0 && state < 10 && state != STATE_WAITING && state != STATE_TRANSITION

@@ -1,7 +1,7 @@
 package io.swapstream.decode;
 
 /**
- * MaximumWaitReason by OS build (ETW-FORMATS.md §5). The thresholds between the known points are
+ * MaximumWaitReason by OS build (docs/etw-formats.md §5). The thresholds between the known points are
  * open; adopted: ≤14393 → 0x27, 14394–21999 → 0x28, 22000–26099 → 0x2A, ≥26100 → 0x2B. A session
  * may override it.
  */

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Process Start/End/DCStart/DCEnd (HookIds 0x0301-0x0304), Process_V2..V4 TypeGroup1
- * (ETW-FORMATS.md §7): UniqueProcessKey, ProcessId, ParentId, SessionId, ExitStatus,
+ * (docs/etw-formats.md §7): UniqueProcessKey, ProcessId, ParentId, SessionId, ExitStatus,
  * DirectoryTableBase (v3+), Flags (v4+), UserSID, ANSI image name, UTF-16 command line.
  */
 public record ProcessEvent(int hookId, long timestamp, int processId, int parentId, int sessionId, int exitStatus,

@@ -3,7 +3,7 @@ package io.swapstream.decode;
 import java.nio.ByteBuffer;
 
 /**
- * ReadyThread, HookId 0x0532 (ETW-FORMATS.md §7): a thread became Ready, logged on the processor
+ * ReadyThread, HookId 0x0532 (docs/etw-formats.md §7): a thread became Ready, logged on the processor
  * of the code that readied it. Payload: {@code u32 AwakenedThreadId @0, u8 AdjustReason @4,
  * s8 AdjustIncrement @5, u8 Flags @6}; the header names no thread, so the readying thread is
  * whichever runs on that processor then. Static reads, no object per event.

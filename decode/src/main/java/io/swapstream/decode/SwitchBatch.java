@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Consecutive switches of one session in columns, in time order (DESIGN.md {@code ContextSwitchBatch}):
+ * Consecutive switches of one session in columns, in time order (docs/reading-the-topics.md, "Decoding a switch batch"):
  * what the decoder fills, the decode stage sends, and the aggregate reads, with no object per switch.
  * Null cells hold {@link #NONE} (int columns) or {@link #NO_TIME} (long columns); a batch is reused,
  * so a consumer copies what it keeps.

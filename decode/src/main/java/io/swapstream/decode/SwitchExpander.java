@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * Expands one session's CSwitch events and compact batches into {@link ContextSwitch} records
- * (ETW-FORMATS.md §5, DESIGN.md "Expansion") and merges the processors into time order.
+ * (docs/etw-formats.md §5, docs/architecture.md "Expansion") and merges the processors into time order.
  *
  * <p>Events arrive in buffer order, which is not time order even on one processor: a compact batch
  * is written when it is flushed, after events the processor logged while it was open. Nor are the
@@ -572,7 +572,7 @@ public final class SwitchExpander {
         } else if (hook == CompactBatchDecoder.HOOK_ID) {
             onCompactBatch(ev, lane);
         } else if (hook == ReadyThread.HOOK_ID) {
-            // under any header type that carries the HookId, as CSwitch (ETW-FORMATS.md §7)
+            // under any header type that carries the HookId, as CSwitch (docs/etw-formats.md §7)
             ReadyThread.check(ev.payloadLength());
             counters.readyEvents++;
             int src = Merge.events(lane.cpu);

@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * What the merge keeps of each live thread between its switches: its last switch-out and, while it
- * waits, when it became Ready and who readied it (DESIGN.md "Ready time"). Threads sit in slots of
+ * waits, when it became Ready and who readied it (docs/architecture.md "Ready time"). Threads sit in slots of
  * parallel arrays found by one hash lookup per thread per switch; a slot holding nothing is freed,
  * so the table is bounded by the threads that have a time to remember.
  */

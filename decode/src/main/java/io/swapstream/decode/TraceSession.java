@@ -6,7 +6,7 @@ import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
 import java.util.List;
 
-/** One recording's facts (DESIGN.md topic etw.sessions): logfile header, modes, clock, loss. */
+/** One recording's facts (docs/architecture.md "Topics and records", etw.sessions): logfile header, modes, clock, loss. */
 public record TraceSession(String session, String host, String loggerName, String logFileName, int build,
                            int numberOfProcessors, int pointerSize, String clockType, long perfFreq,
                            String logFileMode, List<String> logFileModeNames, long startTimeNanos, long endTimeNanos,

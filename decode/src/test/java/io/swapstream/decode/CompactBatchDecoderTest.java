@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Batches built bit by bit from the layouts of ETW-FORMATS.md §5; every expected value below was
+ * Batches built bit by bit from the layouts of docs/etw-formats.md §5; every expected value below was
  * computed by hand from the bit positions, not by an encoder.
  */
 class CompactBatchDecoderTest {

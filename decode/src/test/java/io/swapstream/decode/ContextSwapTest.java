@@ -11,7 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The two real CSwitch payloads of ETW-FORMATS.md §4, inside PERFINFO64 and PERFINFO32 events. */
+/** The two real CSwitch payloads of docs/etw-formats.md §4, inside PERFINFO64 and PERFINFO32 events. */
 class ContextSwapTest {
     // NewThreadId 2252 (0x8CC), OldThreadId 0, NewPri 8, OldPri 0, PreviousCState 1, decrement 0,
     // WaitReason 0, WaitMode 0, State 2 (Running), IdealProcessor 4, NewThreadWaitTime 1, quantum 0

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ready time (DESIGN.md "Ready time") on a two-processor trace written by hand, every field worked
+ * Ready time (docs/architecture.md "Ready time") on a two-processor trace written by hand, every field worked
  * out on paper. Times below are t = ts - 1000, ticks of 100 ns. Threads (DCStart rundown on cpu 1
  * at t=1..4): A=300 and C=104 in process 40, B=200 in process 44, D=500 in process 48.
  *

@@ -86,7 +86,7 @@ class SwitchExpanderTest {
     }
 
     /**
-     * What the kernel writes (ETW-FORMATS.md §5): a Thread End at t=50 sits in processor 0's buffer
+     * What the kernel writes (docs/etw-formats.md §5): a Thread End at t=50 sits in processor 0's buffer
      * before the batch holding that processor's packets from t=10 to t=90, because the batch was
      * logged when it was flushed (t=95). Processor 1's batch is logged at t=85, after processor 0's
      * buffer in the file. Times below are t = ts - 1000, ticks of 100 ns.

@@ -193,7 +193,7 @@ public final class BufferDecoder {
 
     /**
      * Extended items sit between the header and the payload. Their relative order is open in
-     * ETW-FORMATS.md §2; adopted: the PEBS index first, then the PMC counters, following the
+     * docs/etw-formats.md §2; adopted: the PEBS index first, then the PMC counters, following the
      * extended-data type numbers (PEBS_INDEX 7 before PMC_COUNTERS 8). The generator writes the same.
      */
     private void extendedItems(TraceEvent ev, ByteBuffer d, int p, int size, int marker) {

@@ -3,7 +3,7 @@ package io.swapstream.etw;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** WMI_BUFFER_HEADER (0x48 bytes), ETW-FORMATS.md §1. */
+/** WMI_BUFFER_HEADER (0x48 bytes), docs/etw-formats.md §1. */
 public record BufferHeader(
         long fileOffset,
         int bufferSize,

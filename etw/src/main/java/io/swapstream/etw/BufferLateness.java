@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * How late a session's buffers reach its trace (ETW-FORMATS.md §1). A buffer's lateness is the latest
+ * How late a session's buffers reach its trace (docs/etw-formats.md §1). A buffer's lateness is the latest
  * event time in the buffers written before it minus the earliest event time in it, when positive.
  * Nothing in a file bounds it: a session logging to a file writes a processor's buffer only when it
  * is full or when the session stops (FlushTimer 0, the file-mode default), so a quiet processor's
@@ -20,7 +20,7 @@ import java.util.TreeMap;
  * ({@link #of}) and a decoder that learns a live session's lateness as its buffers come.
  */
 public final class BufferLateness {
-    /** The compact context-switch batch (ETW-FORMATS.md §5); its payload starts with FirstTimeStamp. */
+    /** The compact context-switch batch (docs/etw-formats.md §5); its payload starts with FirstTimeStamp. */
     public static final int COMPACT_BATCH_HOOK_ID = 0x0525;
 
     /** The latest event time of the buffers taken so far; {@link Long#MIN_VALUE} before any. */

@@ -1,6 +1,6 @@
 package io.swapstream.etw;
 
-/** The session clock, from the logfile header's ReservedFlags (seed 004, "Clock Type"). */
+/** The session clock, from the logfile header's ReservedFlags (docs/etw-formats.md §3). */
 public final class ClockType {
     private ClockType() {}
 

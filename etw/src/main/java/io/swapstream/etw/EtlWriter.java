@@ -14,7 +14,7 @@ import java.util.Map;
 /**
  * Writes real ETL bytes the way the kernel lays them out: a HEADER buffer holding the
  * TRACE_LOGFILE_HEADER event, then per-processor buffers of 8-byte-aligned events, flushed when
- * full. The writing half of ETW-FORMATS.md §1-§3, used by the trace generator and by tests.
+ * full. The writing half of docs/etw-formats.md §1-§3, used by the trace generator and by tests.
  */
 public final class EtlWriter implements Closeable {
 

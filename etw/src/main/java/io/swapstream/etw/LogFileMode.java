@@ -3,7 +3,7 @@ package io.swapstream.etw;
 import java.util.ArrayList;
 import java.util.List;
 
-/** LogFileMode bit names (seed 004, "Logger Mode"). */
+/** LogFileMode bit names (docs/etw-formats.md §3). */
 public final class LogFileMode {
     private LogFileMode() {}
 

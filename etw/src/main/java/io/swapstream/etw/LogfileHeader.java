@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * TRACE_LOGFILE_HEADER, the payload of the first event of a file (SYSTEM header, HookId 0x0000),
- * in its 64- and 32-bit layouts (ETW-FORMATS.md §3).
+ * in its 64- and 32-bit layouts (docs/etw-formats.md §3).
  *
  * @param timestamp the header event's own timestamp (raw session clock): ts0 of clock conversion
  */
@@ -37,7 +37,7 @@ public record LogfileHeader(
 
     public static final int HOOK_ID = 0x0000;
 
-    /** The session id (DESIGN.md): host, logger name and StartTime, stable for one recording. */
+    /** The session id (docs/architecture.md "Topics and records"): host, logger name and StartTime, stable for one recording. */
     public String sessionId(String host) {
         return host + ":" + loggerName + ":" + startTime;
     }
@@ -60,7 +60,7 @@ public record LogfileHeader(
     /** OS build number: ProviderVersion's low 16 bits. */
     public int build() { return providerVersion & 0xFFFF; }
 
-    /** The session clock type (seed 004: ReservedFlags holds it). */
+    /** The session clock type (ReservedFlags holds it, docs/etw-formats.md §3). */
     public int clockType() { return reservedFlags; }
 
     public boolean compressedMode() { return (logFileMode & LogFileMode.COMPRESSED_MODE) != 0; }

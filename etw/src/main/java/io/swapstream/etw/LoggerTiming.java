@@ -1,7 +1,7 @@
 package io.swapstream.etw;
 
 /**
- * When the kernel logger writes what it logged (ETW-FORMATS.md §1 and §5): the rules the trace
+ * When the kernel logger writes what it logged (docs/etw-formats.md §1 and §5): the rules the trace
  * generator obeys. The decoder's merge assumes none of the timing here; it reads how late buffers
  * came from the trace itself ({@link BufferLateness}).
  *

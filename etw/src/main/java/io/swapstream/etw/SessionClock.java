@@ -4,7 +4,7 @@ import java.math.BigInteger;
 
 /**
  * Converts raw session timestamps to Unix epoch nanoseconds, exactly, for clock types 1-3
- * (ETW-FORMATS.md §3). Scaling is split into whole seconds and a remainder so long traces do not
+ * (docs/etw-formats.md §3). Scaling is split into whole seconds and a remainder so long traces do not
  * overflow.
  */
 public final class SessionClock {

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * event so the hot loop allocates nothing. Copy what you keep.
  */
 public final class TraceEvent {
-    /** Extended-item marker bits, ETW-FORMATS.md §2 (seed 002). */
+    /** Extended-item marker bits, docs/etw-formats.md §2. */
     public static final int PMC_COUNTERS_MASK = 0x0700;
     public static final int PEBS_INDEX_FLAG = 0x8000;
 

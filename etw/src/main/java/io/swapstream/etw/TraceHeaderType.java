@@ -1,7 +1,7 @@
 package io.swapstream.etw;
 
 /**
- * The trace header types of ETW-FORMATS.md §2: byte 2 of an event's marker. "32/64" names the
+ * The trace header types of docs/etw-formats.md §2: byte 2 of an event's marker. "32/64" names the
  * payload's pointer size.
  */
 public enum TraceHeaderType {

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The 32-bit layout, built by hand from the off32 column of ETW-FORMATS.md §3. */
+/** The 32-bit layout, built by hand from the off32 column of docs/etw-formats.md §3. */
 class LogfileHeaderTest {
 
     @Test

@@ -163,7 +163,7 @@ public final class BufferPublisher implements AutoCloseable {
         if (e != null) failed.compareAndSet(null, e);
     }
 
-    /** The headers of a raw buffer record (DESIGN.md topics); {@code offset} negative for none. */
+    /** The headers of a raw buffer record (docs/architecture.md "Topics and records"); {@code offset} negative for none. */
     public static RecordHeaders headers(String host, Path file, long index, long offset, Integer maxWaitReason) {
         RecordHeaders h = new RecordHeaders();
         h.add(SwapstreamConfig.HEADER_HOST, host.getBytes(StandardCharsets.UTF_8));

@@ -21,7 +21,7 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
-/** Creates the pipeline's topics with the partition count and sizes they need (DESIGN.md "Topics"). */
+/** Creates the pipeline's topics with the partition count and sizes they need (docs/architecture.md "Topics and records"). */
 public final class TopicSetup {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TopicSetup.class);
 

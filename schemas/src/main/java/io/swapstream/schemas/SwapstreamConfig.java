@@ -2,7 +2,7 @@ package io.swapstream.schemas;
 
 import java.util.Map;
 
-/** Topic names and configuration keys, in one place (DESIGN.md "Topics"). */
+/** Topic names and configuration keys, in one place (docs/architecture.md "Topics and records"). */
 public final class SwapstreamConfig {
     private SwapstreamConfig() {}
 

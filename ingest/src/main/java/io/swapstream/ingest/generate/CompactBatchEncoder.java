@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Builds one processor's PERFINFO_CCSWAP_BUFFER batches by the kernel's rules (seed 000,
- * ETW-FORMATS.md §5): a batch is logged when its TID table is full and a new old thread comes, when
+ * Builds one processor's PERFINFO_CCSWAP_BUFFER batches by the kernel's rules (docs/etw-formats.md §5,
+ * docs/etw-formats.md §5): a batch is logged when its TID table is full and a new old thread comes, when
  * fewer than 8 bytes remain of its 0x400, when a time delta does not fit 30 bits, or when it is older
  * than the maximum batch age (checked at each switch and by {@link #flushIfOlder} at the flush
  * timer), and when the session stops. Each batch starts at its first switch (FirstTimeStamp = that

@@ -47,7 +47,7 @@ final class EtlScheduleWriter implements ScheduleSink {
 
     @Override
     public void onReady(int cpu, long ts, int tid, int readier, int adjustReason, int adjustIncrement, int flags) {
-        // ReadyThread (ETW-FORMATS.md §7): AwakenedThreadId, AdjustReason, AdjustIncrement, Flags, reserved
+        // ReadyThread (docs/etw-formats.md §7): AwakenedThreadId, AdjustReason, AdjustIncrement, Flags, reserved
         ready.putInt(0, tid).put(4, (byte) adjustReason).put(5, (byte) adjustIncrement).put(6, (byte) flags).put(7, (byte) 0);
         w.perfInfoEvent(cpu, 0x0532, 2, ts, null, null, readyPayload, 8);
     }

@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * What the simulated scheduler decided, and what each switch must therefore decode to: the
- * decisions in time order with their derived times worked out directly (DESIGN.md "Record fields"),
+ * decisions in time order with their derived times worked out directly (docs/architecture.md "Expansion"),
  * independently of how the trace is written or merged. Pass it to
  * {@link TraceGenerator#generate(java.nio.file.Path, GeneratorOptions, int, ScheduleSink)}.
  */
@@ -18,7 +18,7 @@ public final class ScheduleRecorder implements ScheduleSink {
 
     /**
      * One switch as decided. Times are raw 10 MHz ticks; {@code newThreadTimeSinceLast} and
-     * {@code oldThreadRun} are in ticks, null when DESIGN.md says they are not known.
+     * {@code oldThreadRun} are in ticks, null when docs/architecture.md "Expansion" says they are not known.
      */
     public record Switch(int cpu, long ts, int oldTid, int newTid, int oldPriority, int newPriority, int oldState,
                          int oldWaitReason, int newWaitTicks, Long newThreadTimeSinceLast, Long oldThreadRun,
@@ -62,7 +62,7 @@ public final class ScheduleRecorder implements ScheduleSink {
         Map<Integer, Long> lastOut = new HashMap<>();
         Map<Integer, int[]> current = new HashMap<>();
         Map<Integer, Long> since = new HashMap<>();
-        // DESIGN.md "Ready time": since its last switch-out, a thread's first wake-up, else that
+        // docs/architecture.md "Ready time": since its last switch-out, a thread's first wake-up, else that
         // switch-out when it left runnable; the readier as the simulator knew it (null: preempted, DPC, idle)
         Map<Integer, Long> readyAt = new HashMap<>();
         Map<Integer, Integer> readiedBy = new HashMap<>();

@@ -9,7 +9,7 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The generator's batches against bytes worked out by hand from the layouts of seed 000. */
+/** The generator's batches against bytes worked out by hand from the layouts of docs/etw-formats.md §5. */
 class CompactBatchEncoderTest {
     record Batch(int cpu, long flushTs, byte[] payload) {}
 
