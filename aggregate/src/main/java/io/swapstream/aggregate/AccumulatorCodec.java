@@ -3,16 +3,22 @@ package io.swapstream.aggregate;
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
 import com.datadoghq.sketch.ddsketch.encoding.GrowingByteArrayOutput;
+import io.swapstream.schemas.state.StateFormat;
+import io.swapstream.schemas.state.StateReader;
+import io.swapstream.schemas.state.StateWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 
 /**
  * ThreadStatsAccumulator to bytes and back, for state stores (the sketches in DDSketch's own
- * encoding, more compact than its protobuf form the rows carry). One format: nothing released holds another.
+ * encoding, more compact than its protobuf form the rows carry), under {@link StateFormat}'s one version rule.
  */
 public final class AccumulatorCodec {
     private AccumulatorCodec() {}
+
+    static final StateFormat FORMAT = new StateFormat("thread accumulator", 2);
+
+    private static final ThreadLocal<StateWriter> WRITER = ThreadLocal.withInitial(() -> new StateWriter(4096));
 
     /** A flush encodes thousands of accumulators in a row: two scratch outputs per thread, not two arrays per accumulator. */
     private static final ThreadLocal<GrowingByteArrayOutput[]> SCRATCH = ThreadLocal.withInitial(() -> new GrowingByteArrayOutput[] {
@@ -32,9 +38,7 @@ public final class AccumulatorCodec {
         return out;
     }
 
-    private static DDSketch sketch(ByteBuffer b, int n) {
-        byte[] bytes = new byte[n];
-        b.get(bytes);
+    private static DDSketch sketch(byte[] bytes) {
         try {
             return DDSketch.decode(ByteArrayInput.wrap(bytes), ThreadStatsAccumulator::newStore);
         } catch (IOException e) {
@@ -43,85 +47,102 @@ public final class AccumulatorCodec {
     }
 
     public static byte[] encode(ThreadStatsAccumulator a) {
+        return encode(a, Long.MIN_VALUE);
+    }
+
+    /** A window's accumulator: its window's start first ({@link #windowStartOf}), so a scan reads the start without decoding the rest. */
+    public static byte[] encodeWindow(ThreadStatsAccumulator a, long windowStart) {
+        return encode(a, windowStart);
+    }
+
+    private static byte[] encode(ThreadStatsAccumulator a, long windowStart) {
         GrowingByteArrayOutput[] scratch = SCRATCH.get();
         GrowingByteArrayOutput waits = sketch(a.waits, scratch[0]);
         GrowingByteArrayOutput readies = sketch(a.readies, scratch[1]);
         GrowingByteArrayOutput runs = sketch(a.runs, scratch[2]);
-        int readiers = a.readiers == null ? 0 : a.readiers.size();
-        int reasons = 0;
-        for (long r : a.waitReasons) if (r != 0) reasons++;
-        int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
-        ByteBuffer b = ByteBuffer.allocate(8 * 19 + 4 * 2 + 4 + 12 * reasons + 8 * 32 + 4 + 8 * pmc + 4 + waits.numWrittenBytes()
-                + 8 * 3 + 4 + readies.numWrittenBytes() + 4 + 12 * readiers + 4 + runs.numWrittenBytes());
-        b.putLong(a.firstNanos).putLong(a.lastNanos).putLong(a.switchIn).putLong(a.switchOut).putLong(a.voluntary)
-                .putLong(a.involuntary).putLong(a.waitReasonBitMap).putLong(a.waitCount).putLong(a.waitSum)
-                .putLong(a.waitMin).putLong(a.waitMax).putLong(a.ticksCount).putLong(a.ticksSum).putLong(a.ticksMax)
-                .putLong(a.runCount).putLong(a.runSum).putLong(a.runMax).putLong(a.priorityCount).putLong(a.prioritySum)
-                .putInt(a.priorityMin).putInt(a.priorityMax);
-        b.putInt(reasons);
-        for (int i = 0; i < a.waitReasons.length; i++) if (a.waitReasons[i] != 0) b.putInt(i).putLong(a.waitReasons[i]);
-        for (long h : a.priorityHistogram) b.putLong(h);
-        b.putInt(pmc);
-        for (int i = 0; i < pmc; i++) b.putLong(a.pmcDeltas[i]);
-        b.putInt(waits.numWrittenBytes()).put(waits.backingArray(), 0, waits.numWrittenBytes());
-        b.putLong(a.readyCount).putLong(a.readySum).putLong(a.readyMax);
-        b.putInt(readies.numWrittenBytes()).put(readies.backingArray(), 0, readies.numWrittenBytes());
-        b.putInt(readiers);
-        if (a.readiers != null) {
-            for (it.unimi.dsi.fastutil.ints.Int2LongMap.Entry e : a.readiers.int2LongEntrySet()) {
-                b.putInt(e.getIntKey()).putLong(e.getLongValue());
+        StateWriter o = WRITER.get();
+        o.clear();
+        FORMAT.writeTo(o, b -> {
+            b.writeLong(windowStart);
+            b.writeLong(a.firstNanos).writeLong(a.lastNanos).writeLong(a.switchIn).writeLong(a.switchOut).writeLong(a.voluntary)
+                    .writeLong(a.involuntary).writeLong(a.waitReasonBitMap).writeLong(a.waitCount).writeLong(a.waitSum)
+                    .writeLong(a.waitMin).writeLong(a.waitMax).writeLong(a.ticksCount).writeLong(a.ticksSum).writeLong(a.ticksMax)
+                    .writeLong(a.runCount).writeLong(a.runSum).writeLong(a.runMax).writeLong(a.priorityCount).writeLong(a.prioritySum)
+                    .writeInt(a.priorityMin).writeInt(a.priorityMax);
+            int reasons = 0;
+            for (long r : a.waitReasons) if (r != 0) reasons++;
+            b.writeInt(reasons);
+            for (int i = 0; i < a.waitReasons.length; i++) if (a.waitReasons[i] != 0) b.writeInt(i).writeLong(a.waitReasons[i]);
+            for (long h : a.priorityHistogram) b.writeLong(h);
+            int pmc = a.pmcDeltas == null ? 0 : a.pmcDeltas.length;
+            b.writeInt(pmc);
+            for (int i = 0; i < pmc; i++) b.writeLong(a.pmcDeltas[i]);
+            b.writeInt(waits.numWrittenBytes()).raw(waits.backingArray(), 0, waits.numWrittenBytes());
+            b.writeLong(a.readyCount).writeLong(a.readySum).writeLong(a.readyMax);
+            b.writeInt(readies.numWrittenBytes()).raw(readies.backingArray(), 0, readies.numWrittenBytes());
+            b.writeInt(a.readiers == null ? 0 : a.readiers.size());
+            if (a.readiers != null) {
+                for (it.unimi.dsi.fastutil.ints.Int2LongMap.Entry e : a.readiers.int2LongEntrySet()) {
+                    b.writeInt(e.getIntKey()).writeLong(e.getLongValue());
+                }
             }
-        }
-        b.putInt(runs.numWrittenBytes()).put(runs.backingArray(), 0, runs.numWrittenBytes());
-        if (b.hasRemaining()) throw new IllegalStateException("accumulator encoding sized wrong: " + b.remaining() + " bytes left");
-        return b.array();
+            b.writeInt(runs.numWrittenBytes()).raw(runs.backingArray(), 0, runs.numWrittenBytes());
+        });
+        return o.toByteArray();
+    }
+
+    /** The window start an accumulator was written with ({@link Long#MIN_VALUE} for a whole-session one). */
+    public static long windowStartOf(byte[] value) {
+        return FORMAT.read(value, StateReader::readLong);
     }
 
     public static ThreadStatsAccumulator decode(byte[] bytes) {
-        ByteBuffer b = ByteBuffer.wrap(bytes);
-        ThreadStatsAccumulator a = new ThreadStatsAccumulator();
-        a.firstNanos = b.getLong();
-        a.lastNanos = b.getLong();
-        a.switchIn = b.getLong();
-        a.switchOut = b.getLong();
-        a.voluntary = b.getLong();
-        a.involuntary = b.getLong();
-        a.waitReasonBitMap = b.getLong();
-        a.waitCount = b.getLong();
-        a.waitSum = b.getLong();
-        a.waitMin = b.getLong();
-        a.waitMax = b.getLong();
-        a.ticksCount = b.getLong();
-        a.ticksSum = b.getLong();
-        a.ticksMax = b.getLong();
-        a.runCount = b.getLong();
-        a.runSum = b.getLong();
-        a.runMax = b.getLong();
-        a.priorityCount = b.getLong();
-        a.prioritySum = b.getLong();
-        a.priorityMin = b.getInt();
-        a.priorityMax = b.getInt();
-        int reasons = b.getInt();
-        for (int i = 0; i < reasons; i++) a.waitReasons[b.getInt()] = b.getLong();
-        for (int i = 0; i < 32; i++) a.priorityHistogram[i] = b.getLong();
-        int pmc = b.getInt();
-        if (pmc > 0) {
-            a.pmcDeltas = new long[pmc];
-            for (int i = 0; i < pmc; i++) a.pmcDeltas[i] = b.getLong();
-        }
-        a.waits = sketch(b, b.getInt());
-        a.readyCount = b.getLong();
-        a.readySum = b.getLong();
-        a.readyMax = b.getLong();
-        int n = b.getInt();
-        if (n > 0) a.readies = sketch(b, n);
-        int readiers = b.getInt();
-        if (readiers > 0) {
-            a.readiers = new it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap(readiers);
-            for (int i = 0; i < readiers; i++) a.readiers.put(b.getInt(), b.getLong());
-        }
-        int runs = b.getInt();
-        if (runs > 0) a.runs = sketch(b, runs);
-        return a;
+        return FORMAT.read(bytes, b -> {
+            b.readLong(); // the window start
+            ThreadStatsAccumulator a = new ThreadStatsAccumulator();
+            a.firstNanos = b.readLong();
+            a.lastNanos = b.readLong();
+            a.switchIn = b.readLong();
+            a.switchOut = b.readLong();
+            a.voluntary = b.readLong();
+            a.involuntary = b.readLong();
+            a.waitReasonBitMap = b.readLong();
+            a.waitCount = b.readLong();
+            a.waitSum = b.readLong();
+            a.waitMin = b.readLong();
+            a.waitMax = b.readLong();
+            a.ticksCount = b.readLong();
+            a.ticksSum = b.readLong();
+            a.ticksMax = b.readLong();
+            a.runCount = b.readLong();
+            a.runSum = b.readLong();
+            a.runMax = b.readLong();
+            a.priorityCount = b.readLong();
+            a.prioritySum = b.readLong();
+            a.priorityMin = b.readInt();
+            a.priorityMax = b.readInt();
+            int reasons = b.readInt();
+            for (int i = 0; i < reasons; i++) a.waitReasons[b.readInt()] = b.readLong();
+            for (int i = 0; i < 32; i++) a.priorityHistogram[i] = b.readLong();
+            int pmc = b.readInt();
+            if (pmc > 0) {
+                a.pmcDeltas = new long[pmc];
+                for (int i = 0; i < pmc; i++) a.pmcDeltas[i] = b.readLong();
+            }
+            a.waits = sketch(b.raw(b.readInt()));
+            a.readyCount = b.readLong();
+            a.readySum = b.readLong();
+            a.readyMax = b.readLong();
+            int n = b.readInt();
+            if (n > 0) a.readies = sketch(b.raw(n));
+            int readiers = b.readInt();
+            if (readiers > 0) {
+                a.readiers = new it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap(readiers);
+                for (int i = 0; i < readiers; i++) a.readiers.put(b.readInt(), b.readLong());
+            }
+            int runs = b.readInt();
+            if (runs > 0) a.runs = sketch(b.raw(runs));
+            return a;
+        });
     }
 }

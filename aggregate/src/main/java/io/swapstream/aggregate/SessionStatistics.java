@@ -4,13 +4,12 @@ import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.IOException;
+import io.swapstream.schemas.state.StateReader;
+import io.swapstream.schemas.state.StateWriter;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -226,7 +225,7 @@ public final class SessionStatistics {
     }
 
     /** What carries over between batches besides the accumulators: the open window, late count, PMC baselines. */
-    public void writeState(DataOutput o) throws IOException {
+    public void writeState(StateWriter o) {
         o.writeLong(openWindow);
         o.writeLong(lateSwitches);
         o.writeInt(lastPmcByCpu.length);
@@ -236,7 +235,7 @@ public final class SessionStatistics {
         }
     }
 
-    public void readState(DataInput in) throws IOException {
+    public void readState(StateReader in) {
         openWindow = in.readLong();
         lateSwitches = in.readLong();
         lastPmcByCpu = new long[in.readInt()][];

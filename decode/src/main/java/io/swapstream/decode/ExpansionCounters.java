@@ -37,34 +37,27 @@ public final class ExpansionCounters {
     /** ReadyThread events (0x0532). */
     public long readyEvents;
 
-    void write(java.io.DataOutput o) throws java.io.IOException {
-        for (long v : values()) o.writeLong(v);
-    }
-
-    void read(java.io.DataInput in) throws java.io.IOException {
-        switches = in.readLong();
-        cswitchEvents = in.readLong();
-        compactBatches = in.readLong();
-        idlePackets = in.readLong();
-        litePackets = in.readLong();
-        fullPackets = in.readLong();
-        oldThreadNotLastSwitchedIn = in.readLong();
-        emptyTidTableSlot = in.readLong();
-        switchesOutOfOrder = in.readLong();
-        lateEvents = in.readLong();
-        switchesBeforeNewThreadKnown = in.readLong();
-        queueLimitForced = in.readLong();
-        peakQueued = in.readLong();
-        lastSwitchWithoutNewThread = in.readLong();
-        threadEvents = in.readLong();
-        processEvents = in.readLong();
-        readyEvents = in.readLong();
-        latenessLimitForced = in.readLong();
-    }
-
-    /** The counters in {@link #toMap} order, which {@link #read} reads back. */
-    private long[] values() {
-        return toMap().values().stream().mapToLong(Long::longValue).toArray();
+    /** Sets every counter from {@code v}, in {@link #toMap} order (a checkpoint's); counters it lacks stay 0. */
+    void set(long[] v) {
+        int i = 0;
+        switches = i < v.length ? v[i++] : 0;
+        cswitchEvents = i < v.length ? v[i++] : 0;
+        compactBatches = i < v.length ? v[i++] : 0;
+        idlePackets = i < v.length ? v[i++] : 0;
+        litePackets = i < v.length ? v[i++] : 0;
+        fullPackets = i < v.length ? v[i++] : 0;
+        oldThreadNotLastSwitchedIn = i < v.length ? v[i++] : 0;
+        emptyTidTableSlot = i < v.length ? v[i++] : 0;
+        switchesOutOfOrder = i < v.length ? v[i++] : 0;
+        lateEvents = i < v.length ? v[i++] : 0;
+        switchesBeforeNewThreadKnown = i < v.length ? v[i++] : 0;
+        queueLimitForced = i < v.length ? v[i++] : 0;
+        peakQueued = i < v.length ? v[i++] : 0;
+        lastSwitchWithoutNewThread = i < v.length ? v[i++] : 0;
+        threadEvents = i < v.length ? v[i++] : 0;
+        processEvents = i < v.length ? v[i++] : 0;
+        readyEvents = i < v.length ? v[i++] : 0;
+        latenessLimitForced = i < v.length ? v[i] : 0;
     }
 
     public Map<String, Long> toMap() {

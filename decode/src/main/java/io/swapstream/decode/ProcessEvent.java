@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * DirectoryTableBase (v3+), Flags (v4+), UserSID, ANSI image name, UTF-16 command line.
  */
 public record ProcessEvent(int hookId, long timestamp, int processId, int parentId, int sessionId, int exitStatus,
-                           String imageFileName, String commandLine) {
+                           String imageFileName, String commandLine) implements LabelEvent {
 
     public static final int START = 0x0301;
     public static final int END = 0x0302;

@@ -7,12 +7,10 @@ import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.etw.TraceEvent;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import io.swapstream.schemas.state.StateFormat;
+import io.swapstream.schemas.state.StateReader;
+import io.swapstream.schemas.state.StateWriter;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -24,8 +22,8 @@ import java.util.function.Consumer;
  * {@link #checkpoint()}, so the stream continues after a restart without the buffers before it.
  */
 public final class SessionDecoder {
-    /** The checkpoint format; a reader refuses others (nothing released was written in another). */
-    static final int CHECKPOINT_VERSION = 3;
+    /** The checkpoint's format. */
+    static final StateFormat CHECKPOINT = new StateFormat("decoder checkpoint", 4);
 
     private final String host;
     private final Integer maximumWaitReasonOverride;
@@ -195,50 +193,20 @@ public final class SessionDecoder {
     }
 
     /**
-     * Everything this decoder holds, as bytes (versioned): the logfile header, the merge's lanes
-     * and queue, the thread table, counters. Bounded by processors, live threads and what the
-     * merge waits for, never by the length of the trace.
+     * Everything this decoder holds, as bytes: the logfile header, the merge's lanes and queue, the
+     * thread table, counters. Bounded by processors, live threads and what the merge waits for, never by
+     * the length of the trace.
      */
     public byte[] checkpoint() {
-        CheckpointBytes bytes = new CheckpointBytes();
-        try (DataOutputStream o = new DataOutputStream(bytes)) {
-            o.writeByte(CHECKPOINT_VERSION);
-            o.writeBoolean(header != null);
+        StateWriter o = new StateWriter(64 * 1024);
+        CHECKPOINT.writeTo(o, out -> {
+            out.writeBoolean(header != null);
             if (header != null) {
-                header.write(o);
-                expander.writeState(o);
+                writeHeader(out, header);
+                expander.writeState(out);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
-    }
-
-    /** ByteArrayOutputStream without its lock: a checkpoint writes the merge queue a byte at a time. */
-    private static final class CheckpointBytes extends java.io.OutputStream {
-        private byte[] buf = new byte[64 * 1024];
-        private int size;
-
-        private void room(int n) {
-            if (size + n > buf.length) buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, size + n));
-        }
-
-        @Override
-        public void write(int b) {
-            room(1);
-            buf[size++] = (byte) b;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            room(len);
-            System.arraycopy(b, off, buf, size, len);
-            size += len;
-        }
-
-        byte[] toByteArray() {
-            return java.util.Arrays.copyOf(buf, size);
-        }
+        });
+        return o.toByteArray();
     }
 
     /** A decoder that continues from {@code checkpoint}, handing its output to the given consumers. */
@@ -252,19 +220,48 @@ public final class SessionDecoder {
                                          Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads, int batchRows,
                                          MergeLimits limits) {
         SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows, limits);
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(checkpoint))) {
-            int version = in.readUnsignedByte();
-            if (version != CHECKPOINT_VERSION) {
-                throw new IllegalStateException("decoder checkpoint version " + version + " is not " + CHECKPOINT_VERSION);
-            }
+        CHECKPOINT.read(checkpoint, in -> {
             if (in.readBoolean()) {
-                LogfileHeader h = LogfileHeader.read(in);
+                LogfileHeader h = readHeader(in);
                 d.begin(h, SessionClock.of(h));
                 d.expander.readState(in);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+            return d;
+        });
         return d;
+    }
+
+    private static void writeHeader(StateWriter o, LogfileHeader h) {
+        o.writeInt(h.bufferSize());
+        o.writeByte(h.majorVersion());
+        o.writeByte(h.minorVersion());
+        o.writeByte(h.subVersion());
+        o.writeByte(h.subMinorVersion());
+        o.writeInt(h.providerVersion());
+        o.writeInt(h.numberOfProcessors());
+        o.writeLong(h.endTime());
+        o.writeInt(h.timerResolution());
+        o.writeInt(h.maximumFileSize());
+        o.writeInt(h.logFileMode());
+        o.writeInt(h.buffersWritten());
+        o.writeInt(h.startBuffers());
+        o.writeInt(h.pointerSize());
+        o.writeInt(h.eventsLost());
+        o.writeInt(h.cpuSpeedInMHz());
+        o.writeLong(h.bootTime());
+        o.writeLong(h.perfFreq());
+        o.writeLong(h.startTime());
+        o.writeInt(h.reservedFlags());
+        o.writeInt(h.buffersLost());
+        o.string(h.loggerName());
+        o.string(h.logFileName());
+        o.writeLong(h.timestamp());
+    }
+
+    private static LogfileHeader readHeader(StateReader in) {
+        return new LogfileHeader(in.readInt(), in.readUnsignedByte(), in.readUnsignedByte(), in.readUnsignedByte(),
+                in.readUnsignedByte(), in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
+                in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readLong(), in.readLong(),
+                in.readLong(), in.readInt(), in.readInt(), in.string(), in.string(), in.readLong());
     }
 }

@@ -1,8 +1,7 @@
 package io.swapstream.decode;
 
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.IOException;
+import io.swapstream.schemas.state.StateReader;
+import io.swapstream.schemas.state.StateWriter;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -69,33 +68,33 @@ public final class ThreadDirectory {
     /** Live threads and processes known: what a checkpoint holds. */
     public int size() { return threads.size() + processNames.size(); }
 
-    void write(DataOutput o) throws IOException {
+    void write(StateWriter o) {
         o.writeInt(processNames.size());
         for (Map.Entry<Integer, String> e : processNames.entrySet()) {
             o.writeInt(e.getKey());
-            o.writeUTF(e.getValue());
+            o.string(e.getValue());
         }
         o.writeInt(threads.size());
         for (ThreadInfo t : threads.values()) {
             o.writeInt(t.threadId());
-            StateCodec.integer(o, t.processId());
-            StateCodec.string(o, t.processName());
-            StateCodec.string(o, t.threadName());
-            StateCodec.integer(o, t.basePriority());
-            StateCodec.longValue(o, t.startNanos());
-            StateCodec.longValue(o, t.endNanos());
+            o.nullableInt(t.processId());
+            o.nullableString(t.processName());
+            o.nullableString(t.threadName());
+            o.nullableInt(t.basePriority());
+            o.nullableLong(t.startNanos());
+            o.nullableLong(t.endNanos());
         }
     }
 
-    void read(DataInput in) throws IOException {
+    void read(StateReader in) {
         processNames.clear();
         threads.clear();
         processes.clear();
-        for (int n = in.readInt(); n > 0; n--) processNames.put(in.readInt(), in.readUTF());
+        for (int n = in.readInt(); n > 0; n--) processNames.put(in.readInt(), in.string());
         for (int n = in.readInt(); n > 0; n--) {
             int tid = in.readInt();
-            ThreadInfo t = new ThreadInfo(session, tid, StateCodec.integer(in), StateCodec.string(in), StateCodec.string(in),
-                    StateCodec.integer(in), StateCodec.longValue(in), StateCodec.longValue(in));
+            ThreadInfo t = new ThreadInfo(session, tid, in.nullableInt(), in.nullableString(), in.nullableString(),
+                    in.nullableInt(), in.nullableLong(), in.nullableLong());
             threads.put(tid, t);
             remember(t);
         }

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  * @param threadName   only for 0x0548, else null
  */
 public record ThreadEvent(int hookId, long timestamp, int processId, int threadId, int basePriority,
-                          String threadName) {
+                          String threadName) implements LabelEvent {
 
     public static final int START = 0x0501;
     public static final int END = 0x0502;

@@ -113,41 +113,6 @@ public record LogfileHeader(
                 ev.timestamp());
     }
 
-    /** Writes every field, for a decoder checkpoint; {@link #read} reads them back. */
-    public void write(java.io.DataOutput o) throws java.io.IOException {
-        o.writeInt(bufferSize);
-        o.writeByte(majorVersion);
-        o.writeByte(minorVersion);
-        o.writeByte(subVersion);
-        o.writeByte(subMinorVersion);
-        o.writeInt(providerVersion);
-        o.writeInt(numberOfProcessors);
-        o.writeLong(endTime);
-        o.writeInt(timerResolution);
-        o.writeInt(maximumFileSize);
-        o.writeInt(logFileMode);
-        o.writeInt(buffersWritten);
-        o.writeInt(startBuffers);
-        o.writeInt(pointerSize);
-        o.writeInt(eventsLost);
-        o.writeInt(cpuSpeedInMHz);
-        o.writeLong(bootTime);
-        o.writeLong(perfFreq);
-        o.writeLong(startTime);
-        o.writeInt(reservedFlags);
-        o.writeInt(buffersLost);
-        o.writeUTF(loggerName);
-        o.writeUTF(logFileName);
-        o.writeLong(timestamp);
-    }
-
-    public static LogfileHeader read(java.io.DataInput in) throws java.io.IOException {
-        return new LogfileHeader(in.readInt(), in.readUnsignedByte(), in.readUnsignedByte(), in.readUnsignedByte(),
-                in.readUnsignedByte(), in.readInt(), in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
-                in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readInt(), in.readLong(), in.readLong(),
-                in.readLong(), in.readInt(), in.readInt(), in.readUTF(), in.readUTF(), in.readLong());
-    }
-
     /** Offset, within the header event's payload, of ReservedFlags (the clock type). */
     public static int clockTypeOffset(int pointerSize) {
         return pointerSize == 8 ? 0x110 : 0x108;

@@ -1,17 +1,13 @@
 package io.swapstream.ingest;
 
-import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.LogfileHeader;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.state.StateFormat;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -34,15 +30,15 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -60,8 +56,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * an aborted transaction were never visible to the decode stage (it reads committed records only).
  */
 public final class DirectoryIngest implements AutoCloseable {
-    /** Position record format; a reader refuses others (nothing released was written in another). */
-    static final int POSITION_VERSION = 3;
+    /** The format of an {@code etw.ingest-positions} record's value. */
+    static final StateFormat FORMAT = new StateFormat("ingest position", 4);
 
     /**
      * @param host          host of every file's session; null: each file's name without extension
@@ -84,32 +80,18 @@ public final class DirectoryIngest implements AutoCloseable {
         public boolean ended() { return ended; }
 
         byte[] encode() {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-            try (DataOutputStream o = new DataOutputStream(bytes)) {
-                o.writeByte(POSITION_VERSION);
-                o.writeUTF(path);
-                o.writeLong(nextIndex);
-                o.writeLong(offset);
-                o.writeBoolean(ended);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return bytes.toByteArray();
+            return FORMAT.write(o -> o.string(path).writeLong(nextIndex).writeLong(offset).writeBoolean(ended));
         }
 
         public static Position decode(byte[] b) {
-            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
-                int version = in.readUnsignedByte();
-                if (version != POSITION_VERSION) throw new IllegalStateException("ingest position version " + version + " is not " + POSITION_VERSION);
+            return FORMAT.read(b, in -> {
                 Position p = new Position();
-                p.path = in.readUTF();
+                p.path = in.string();
                 p.nextIndex = in.readLong();
                 p.offset = in.readLong();
                 p.ended = in.readBoolean();
                 return p;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            });
         }
     }
 

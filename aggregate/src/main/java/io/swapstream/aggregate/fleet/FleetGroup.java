@@ -6,14 +6,9 @@ import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.state.StateFormat;
 import it.unimi.dsi.fastutil.objects.Object2LongMap;
 import it.unimi.dsi.fastutil.objects.Object2LongOpenHashMap;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,7 +27,7 @@ public final class FleetGroup {
     /** Which dimension a group is: its name is a process name, or a host. */
     public enum Kind { PROCESS, HOST }
 
-    static final int VERSION = 1;
+    static final StateFormat FORMAT = new StateFormat("rollup group", 2);
     public static final int TOP = 5;
     private static final long NONE = Long.MIN_VALUE;
 
@@ -211,35 +206,28 @@ public final class FleetGroup {
 
     /** The group as state-store bytes. */
     public byte[] encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-        try (DataOutputStream o = new DataOutputStream(bytes)) {
-            o.writeByte(VERSION);
+        return FORMAT.write(o -> {
             o.writeByte(kind.ordinal());
             for (long v : new long[] {threads, switchIn, waitCount, waitSum, waitMin, waitMax, readyCount, readySum, readyMax, runCount, runSum}) {
                 o.writeLong(v);
             }
             o.writeInt(members.size());
             for (Object2LongMap.Entry<String> e : members.object2LongEntrySet()) {
-                o.writeUTF(e.getKey());
+                o.string(e.getKey());
                 o.writeLong(e.getLongValue());
             }
             o.writeInt(sessions.size());
-            for (String s : sessions) o.writeUTF(s);
+            for (String s : sessions) o.string(s);
             for (DDSketch s : new DDSketch[] {waits, readies, runs}) {
                 ByteBuffer b = s == null ? null : SketchBytes.of(s);
                 o.writeInt(b == null ? -1 : b.remaining());
-                if (b != null) o.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+                if (b != null) o.raw(b.array(), b.arrayOffset() + b.position(), b.remaining());
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        });
     }
 
     public static FleetGroup decode(byte[] bytes) {
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
-            int version = in.readUnsignedByte();
-            if (version != VERSION) throw new IllegalStateException("fleet group state version " + version + " is not " + VERSION);
+        return FORMAT.read(bytes, in -> {
             FleetGroup g = new FleetGroup(Kind.values()[in.readUnsignedByte()]);
             g.threads = in.readLong();
             g.switchIn = in.readLong();
@@ -252,22 +240,17 @@ public final class FleetGroup {
             g.readyMax = in.readLong();
             g.runCount = in.readLong();
             g.runSum = in.readLong();
-            for (int n = in.readInt(); n > 0; n--) g.members.put(in.readUTF(), in.readLong());
-            for (int n = in.readInt(); n > 0; n--) g.sessions.add(in.readUTF());
+            for (int n = in.readInt(); n > 0; n--) g.members.put(in.string(), in.readLong());
+            for (int n = in.readInt(); n > 0; n--) g.sessions.add(in.string());
             DDSketch[] s = new DDSketch[3];
             for (int i = 0; i < 3; i++) {
                 int n = in.readInt();
-                if (n < 0) continue;
-                byte[] b = new byte[n];
-                in.readFully(b);
-                s[i] = SketchBytes.read(ByteBuffer.wrap(b));
+                if (n >= 0) s[i] = SketchBytes.read(ByteBuffer.wrap(in.raw(n)));
             }
             g.waits = s[0];
             g.readies = s[1];
             g.runs = s[2];
             return g;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        });
     }
 }

@@ -3,8 +3,6 @@ package io.swapstream.aggregate.streams;
 import io.swapstream.aggregate.AccumulatorCodec;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
-import java.nio.ByteBuffer;
-import java.util.Arrays;
 
 /** One accumulator as loaded, with its store key: a switch costs no key string and no store lookup. */
 final class AccumulatorSlot {
@@ -28,17 +26,6 @@ final class AccumulatorSlot {
     }
 
     byte[] encode() {
-        byte[] a = AccumulatorCodec.encode(accumulator);
-        if (start == SessionStatistics.WHOLE) return a;
-        return ByteBuffer.allocate(8 + a.length).putLong(start).put(a).array();
-    }
-
-    /** The window start a stored window accumulator's value begins with. */
-    static long windowStartOf(byte[] value) {
-        return ByteBuffer.wrap(value).getLong();
-    }
-
-    static ThreadStatsAccumulator windowAccumulator(byte[] value) {
-        return AccumulatorCodec.decode(Arrays.copyOfRange(value, 8, value.length));
+        return start == SessionStatistics.WHOLE ? AccumulatorCodec.encode(accumulator) : AccumulatorCodec.encodeWindow(accumulator, start);
     }
 }

@@ -1,11 +1,7 @@
 package io.swapstream.aggregate.streams;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.swapstream.schemas.state.StateFormat;
+
 
 /**
  * What the aggregate stage knows of one session besides its accumulators, committed with its
@@ -13,8 +9,7 @@ import java.io.UncheckedIOException;
  * sent, how the session ended, and the statistics' carried state (open window, PMC baselines).
  */
 final class AggregateSession {
-    /** The format; a reader refuses others (nothing released was written in another). */
-    static final int VERSION = 5;
+    static final StateFormat FORMAT = new StateFormat("aggregate session progress", 6);
 
     String host;
     long switches;
@@ -45,56 +40,43 @@ final class AggregateSession {
     }
 
     byte[] encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + statistics.length);
-        try (DataOutputStream o = new DataOutputStream(bytes)) {
-            o.writeByte(VERSION);
-            o.writeUTF(host == null ? "" : host);
+        return FORMAT.write(o -> {
+            o.nullableString(host);
             o.writeLong(switches);
             o.writeLong(threads);
             o.writeLong(expectedSwitches);
             o.writeLong(expectedThreads);
-            o.writeUTF(endReason == null ? "" : endReason);
+            o.nullableString(endReason);
             o.writeBoolean(done);
             o.writeLong(lateBatches);
             o.writeLong(batches);
             o.writeLong(flushedBatches);
             o.writeLong(redoBytes);
-            o.writeInt(statistics.length);
-            o.write(statistics);
+            o.bytes(statistics);
             o.writeLong(nextSequence);
             o.writeLong(endedMs);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        });
     }
 
     static AggregateSession decode(byte[] b) {
         AggregateSession s = new AggregateSession();
         if (b == null) return s;
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
-            int version = in.readUnsignedByte();
-            if (version != VERSION) throw new IllegalStateException("aggregate session state version " + version + " is not " + VERSION);
-            String host = in.readUTF();
-            s.host = host.isEmpty() ? null : host;
+        return FORMAT.read(b, in -> {
+            s.host = in.nullableString();
             s.switches = in.readLong();
             s.threads = in.readLong();
             s.expectedSwitches = in.readLong();
             s.expectedThreads = in.readLong();
-            String end = in.readUTF();
-            s.endReason = end.isEmpty() ? null : end;
+            s.endReason = in.nullableString();
             s.done = in.readBoolean();
             s.lateBatches = in.readLong();
             s.batches = in.readLong();
             s.flushedBatches = in.readLong();
             s.redoBytes = in.readLong();
-            s.statistics = new byte[in.readInt()];
-            in.readFully(s.statistics);
+            s.statistics = in.bytes();
             s.nextSequence = in.readLong();
             s.endedMs = in.readLong();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return s;
+            return s;
+        });
     }
 }

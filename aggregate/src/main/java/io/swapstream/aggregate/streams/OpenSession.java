@@ -4,18 +4,14 @@ import io.swapstream.aggregate.AccumulatorCodec;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.decode.AvroRecords;
-import io.swapstream.stage.StateStores;
 import io.swapstream.schemas.avro.ThreadInfo;
+import io.swapstream.schemas.state.StateReader;
+import io.swapstream.schemas.state.StateWriter;
+import io.swapstream.stage.StateStores;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntIterator;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -95,13 +91,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
         this.windowKeys = AggregateStores.windowPrefix(session);
         this.restored = state.batches > 0;
         this.statistics = new SessionStatistics(settings.windowNanos(), this);
-        if (state.statistics.length > 0) {
-            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(state.statistics))) {
-                statistics.readState(in);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+        if (state.statistics.length > 0) statistics.readState(new StateReader(state.statistics, 0, state.statistics.length));
     }
 
     @Override
@@ -162,8 +152,8 @@ final class OpenSession implements SessionStatistics.Accumulators {
                     KeyValue<String, byte[]> kv = it.next();
                     int tid = Integer.parseInt(kv.key.substring(windowKeys.length()));
                     // one in memory is newer than the stored one: decoding the stored one would be wasted
-                    if (AccumulatorSlot.windowStartOf(kv.value) == start && !(inMemory && window.containsKey(tid))) {
-                        closed.put(tid, AccumulatorSlot.windowAccumulator(kv.value));
+                    if (AccumulatorCodec.windowStartOf(kv.value) == start && !(inMemory && window.containsKey(tid))) {
+                        closed.put(tid, AccumulatorCodec.decode(kv.value));
                     }
                 }
             }
@@ -213,9 +203,9 @@ final class OpenSession implements SessionStatistics.Accumulators {
         ThreadStatsAccumulator a;
         if (b == null) a = new ThreadStatsAccumulator();
         else if (start == SessionStatistics.WHOLE) a = AccumulatorCodec.decode(b);
-        else if (AccumulatorSlot.windowStartOf(b) == start) a = AccumulatorSlot.windowAccumulator(b);
-        else if (AccumulatorSlot.windowStartOf(b) < start) a = new ThreadStatsAccumulator(); // a closed window's, merged, going at the next flush
-        else throw new IllegalStateException(key + " holds window " + AccumulatorSlot.windowStartOf(b) + ", not the open " + start);
+        else if (AccumulatorCodec.windowStartOf(b) == start) a = AccumulatorCodec.decode(b);
+        else if (AccumulatorCodec.windowStartOf(b) < start) a = new ThreadStatsAccumulator(); // a closed window's, merged, going at the next flush
+        else throw new IllegalStateException(key + " holds window " + AccumulatorCodec.windowStartOf(b) + ", not the open " + start);
         AccumulatorSlot s = new AccumulatorSlot(key, tid, start, a);
         s.stored = b != null;
         if (b != null && start != SessionStatistics.WHOLE) windowStored.add(tid);
@@ -278,13 +268,9 @@ final class OpenSession implements SessionStatistics.Accumulators {
         dirty.clear();
         dropRedo();
         // what carries over between batches (open window, PMC baselines), as of the accumulators just written
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-        try (DataOutputStream o = new DataOutputStream(bytes)) {
-            statistics.writeState(o);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        state.statistics = bytes.toByteArray();
+        StateWriter o = new StateWriter(64);
+        statistics.writeState(o);
+        state.statistics = o.toByteArray();
     }
 
     private void dropRedo() {

@@ -1,11 +1,6 @@
 package io.swapstream.decode.streams;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.swapstream.schemas.state.StateFormat;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,8 +11,7 @@ import java.util.List;
  * scans all of them.
  */
 final class DecodeProgress {
-    /** The format; a reader refuses others (nothing released was written in another). */
-    static final int VERSION = 5;
+    static final StateFormat FORMAT = new StateFormat("decode session progress", 6);
 
     String host;
     Integer maxWaitReason;
@@ -51,11 +45,9 @@ final class DecodeProgress {
     }
 
     byte[] encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-        try (DataOutputStream o = new DataOutputStream(bytes)) {
-            o.writeByte(VERSION);
-            o.writeUTF(host == null ? "" : host);
-            o.writeInt(maxWaitReason == null ? -1 : maxWaitReason);
+        return FORMAT.write(o -> {
+            o.nullableString(host);
+            o.nullableInt(maxWaitReason);
             o.writeLong(latenessTicks);
             o.writeLong(next);
             o.writeLong(checkpointNext);
@@ -66,26 +58,20 @@ final class DecodeProgress {
             o.writeLong(threads);
             o.writeLong(deadLetters);
             o.writeInt(lossReasons.size());
-            for (String r : lossReasons) o.writeUTF(r.length() > 2000 ? r.substring(0, 2000) : r);
+            for (String r : lossReasons) o.string(r.length() > 2000 ? r.substring(0, 2000) : r);
             o.writeBoolean(sessionEmitted);
             o.writeLong(lastBufferMs);
-            o.writeUTF(endReason == null ? "" : endReason);
+            o.nullableString(endReason);
             o.writeLong(endedMs);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        });
     }
 
     static DecodeProgress decode(byte[] b) {
         DecodeProgress p = new DecodeProgress();
         if (b == null) return p;
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
-            int version = in.readUnsignedByte();
-            if (version != VERSION) throw new IllegalStateException("decode progress version " + version + " is not " + VERSION);
-            p.host = in.readUTF();
-            int mwr = in.readInt();
-            p.maxWaitReason = mwr < 0 ? null : mwr;
+        return FORMAT.read(b, in -> {
+            p.host = in.nullableString();
+            p.maxWaitReason = in.nullableInt();
             p.latenessTicks = in.readLong();
             p.next = in.readLong();
             p.checkpointNext = in.readLong();
@@ -95,15 +81,12 @@ final class DecodeProgress {
             p.batches = in.readLong();
             p.threads = in.readLong();
             p.deadLetters = in.readLong();
-            for (int n = in.readInt(); n > 0; n--) p.lossReasons.add(in.readUTF());
+            for (int n = in.readInt(); n > 0; n--) p.lossReasons.add(in.string());
             p.sessionEmitted = in.readBoolean();
             p.lastBufferMs = in.readLong();
-            String end = in.readUTF();
-            p.endReason = end.isEmpty() ? null : end;
+            p.endReason = in.nullableString();
             p.endedMs = in.readLong();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return p;
+            return p;
+        });
     }
 }

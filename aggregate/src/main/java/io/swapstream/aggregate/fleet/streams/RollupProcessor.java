@@ -1,10 +1,10 @@
 package io.swapstream.aggregate.fleet.streams;
 
 import io.swapstream.aggregate.fleet.FleetGroup;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.state.StateFormat;
 import io.swapstream.stage.StageSensors;
 import io.swapstream.stage.StateStores;
-import io.swapstream.schemas.avro.ThreadStats;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -42,8 +42,6 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(RollupProcessor.class);
-    private static final byte OPEN = 0;
-    private static final byte CLOSED = 1;
 
     private final FleetGroup.Kind kind;
     private final RollupTopology.StoreNames names;
@@ -100,11 +98,10 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         try (KeyValueIterator<String, byte[]> it = windows.all()) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
-                ByteBuffer b = ByteBuffer.wrap(kv.value);
-                long end = b.getLong();
+                WindowState w = WindowState.decode(kv.value);
                 long start = Long.parseLong(kv.key);
                 rowsTime = Math.max(rowsTime, start);
-                if (b.get() == OPEN) open.put(start, new long[] {end, now});
+                if (!w.closed()) open.put(start, new long[] {w.end(), now});
             }
         }
         long every = Math.max(100, Math.min(graceMs / 4, 5_000));
@@ -135,7 +132,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         long[] window = open.get(start);
         if (window == null) {
             byte[] known = windows.get(windowKey(start));
-            if (known != null && known[8] == CLOSED) {
+            if (known != null && WindowState.decode(known).closed()) {
                 lateRows.record();
                 if (lateLogged.add(start)) {
                     LOG.warn("{} {}: a row of session {} came after window {} was final: counted in swapstream_rollup_late_rows_total, not merged"
@@ -145,7 +142,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
             }
             window = new long[] {end, 0};
             open.put(start, window);
-            windows.put(windowKey(start), windowValue(end, OPEN));
+            windows.put(windowKey(start), new WindowState(end, false).encode());
         }
         window[1] = context.currentSystemTimeMs();
         String key = groupKey(start, name);
@@ -193,7 +190,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
             context.forward(new Record<>(RollupTopology.rowKey(name, start), row, context.currentSystemTimeMs()));
             rowsOut.record();
         }
-        windows.put(windowKey(start), windowValue(end, CLOSED));
+        windows.put(windowKey(start), new WindowState(end, true).encode());
         windowsClosed.record();
         dropQueryRowsBefore(start);
         // the window's rows reach read_committed readers now, not up to a commit interval later
@@ -206,7 +203,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         try (KeyValueIterator<String, byte[]> it = windows.reverseRange(null, windowKey(newest))) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
-                if (kv.value[8] == CLOSED) closed.add(kv.key);
+                if (WindowState.decode(kv.value).closed()) closed.add(kv.key);
             }
         }
         for (int i = keepWindows; i < closed.size(); i++) {
@@ -226,7 +223,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         try (KeyValueIterator<String, byte[]> it = windows.range(null, windowKey(Math.max(0, horizon)))) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();
-                if (kv.value[8] == CLOSED && Long.parseLong(kv.key) < horizon) old.add(kv.key);
+                if (WindowState.decode(kv.value).closed() && Long.parseLong(kv.key) < horizon) old.add(kv.key);
             }
         }
         old.forEach(k -> StateStores.remove(windows, k));
@@ -243,7 +240,16 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         return windowKey(start) + "/" + (name == null ? "" : name);
     }
 
-    private static byte[] windowValue(long end, byte state) {
-        return ByteBuffer.allocate(9).putLong(end).put(state).array();
+    /** A window of the windows store: its end, and whether its rows have gone out final. */
+    record WindowState(long end, boolean closed) {
+        static final StateFormat FORMAT = new StateFormat("rollup window", 2);
+
+        byte[] encode() {
+            return FORMAT.write(o -> o.writeLong(end).writeBoolean(closed));
+        }
+
+        static WindowState decode(byte[] value) {
+            return FORMAT.read(value, in -> new WindowState(in.readLong(), in.readBoolean()));
+        }
     }
 }
