@@ -4,25 +4,45 @@ import io.swapstream.aggregate.AccumulatorCodec;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 
-/** One accumulator as loaded, with its store key: a switch costs no key string and no store lookup. */
+/** One accumulator in memory, with its store key and where it stands against the store: a switch costs no key string and no lookup. */
 final class AccumulatorSlot {
+    /** Where an accumulator in memory stands against the accumulators store. */
+    enum State {
+        /** Changed, and never written: the store has no key for it. */
+        UNWRITTEN,
+        /** Changed since the store's copy (written at a flush, or the one it was loaded from). */
+        CHANGED,
+        /** As the store holds it. */
+        WRITTEN,
+        /** A window's, closed: its row went out and it was merged into its thread's whole-session accumulator. */
+        CLOSED
+    }
+
     final String key;
     final int tid;
     /** The window's start, or {@link SessionStatistics#WHOLE}. */
     final long start;
     final ThreadStatsAccumulator accumulator;
-    /** Changed since the accumulators were last written. */
-    boolean dirty;
-    /** In the store (written at a flush, or loaded from it): only then does the end delete its key. */
-    boolean stored;
-    boolean changedSinceEmit;
-    boolean dropped;
+    State state;
+    /** Changed since its thread's whole-session row last went out. */
+    boolean rowDue;
 
-    AccumulatorSlot(String key, int tid, long start, ThreadStatsAccumulator accumulator) {
+    AccumulatorSlot(String key, int tid, long start, ThreadStatsAccumulator accumulator, State state) {
         this.key = key;
         this.tid = tid;
         this.start = start;
         this.accumulator = accumulator;
+        this.state = state;
+    }
+
+    /** Changed since the store's copy, or never written. */
+    boolean unwritten() {
+        return state == State.UNWRITTEN || state == State.CHANGED;
+    }
+
+    /** The store holds a key for it. */
+    boolean inStore() {
+        return state == State.CHANGED || state == State.WRITTEN;
     }
 
     byte[] encode() {

@@ -1,0 +1,322 @@
+package io.swapstream.aggregate.streams;
+
+import io.swapstream.aggregate.AccumulatorCodec;
+import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.ThreadStatsAccumulator;
+import io.swapstream.schemas.avro.ThreadInfo;
+import io.swapstream.stage.StateStores;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.ints.IntIterator;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+
+/**
+ * One session's accumulators and thread labels, paged between memory and the stores: each thread's
+ * whole-session accumulator and its open window's. Changed ones are written at each {@link #write};
+ * a whole-session accumulator whose thread did not run since leaves memory there (the store has it),
+ * as exited threads pile up over a long session and memory should follow the threads that run.
+ */
+final class AccumulatorPages {
+    /** What the stores may hold of the session beyond what memory holds. */
+    enum Paging {
+        /** Nothing: every accumulator and label is in memory (the stores hold copies of some). */
+        IN_MEMORY,
+        /** Whole-session accumulators of threads that stopped running left memory at a write: the store has them. */
+        EVICTED,
+        /** The session was opened from the stores (a restart, or the task moved here): any accumulator or label may be only there. */
+        RESTORED
+    }
+
+    /** Takes a window's or a thread's final accumulator. */
+    @FunctionalInterface
+    interface Each {
+        void accept(int tid, ThreadStatsAccumulator a);
+    }
+
+    private final String session;
+    private final AggregateStores stores;
+    /** The session's key prefixes, built once: a key per thread's first switch after each write. */
+    private final String wholeKeys, windowKeys;
+    private final Int2ObjectOpenHashMap<AccumulatorSlot> whole = new Int2ObjectOpenHashMap<>();
+    private final Int2ObjectOpenHashMap<AccumulatorSlot> window = new Int2ObjectOpenHashMap<>();
+    private long windowStart = Long.MIN_VALUE;
+    /** The slots changed since the last write. */
+    private final List<AccumulatorSlot> changed = new ArrayList<>();
+    private Paging paging;
+    /** The open window was open before the session was opened from the stores: the store may hold its keys. */
+    private boolean windowOpenedBeforeRestore;
+    private final Int2ObjectOpenHashMap<ThreadInfo> labelled = new Int2ObjectOpenHashMap<>();
+    /**
+     * Threads of the windows closed since the last write: their window keys go at the next write,
+     * with the whole-session accumulators those windows merged into. Until then a restart finds
+     * the window as of the last write, takes the batches since again, and merges it again.
+     */
+    private final IntArrayList closedWindowThreads = new IntArrayList();
+    /** Threads whose open-window key is in the store (not known after a restart: then every key is deleted). */
+    private final IntOpenHashSet windowStored = new IntOpenHashSet();
+    /** Thread records taken since the last write: written with the accumulators, the latest per thread. */
+    private final IntOpenHashSet labelsToWrite = new IntOpenHashSet();
+    /** Threads whose label is in the store. */
+    private final IntOpenHashSet labelsStored = new IntOpenHashSet();
+    /** Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out from the store. */
+    private final IntOpenHashSet rowDueInStore = new IntOpenHashSet();
+
+    AccumulatorPages(String session, AggregateStores stores, boolean restored) {
+        this.session = session;
+        this.stores = stores;
+        this.wholeKeys = AggregateStores.wholePrefix(session);
+        this.windowKeys = AggregateStores.windowPrefix(session);
+        this.paging = restored ? Paging.RESTORED : Paging.IN_MEMORY;
+    }
+
+    Paging paging() {
+        return paging;
+    }
+
+    /** The accumulator of {@code tid} for the window starting at {@code start} (or the whole session), about to change. */
+    ThreadStatsAccumulator changing(int tid, long start) {
+        AccumulatorSlot s;
+        if (start == SessionStatistics.WHOLE) {
+            s = whole.get(tid);
+            if (s == null) {
+                s = paging == Paging.IN_MEMORY ? fresh(wholeKeys + tid, tid, start) : load(wholeKeys + tid, tid, start);
+                whole.put(tid, s);
+                s.rowDue = rowDueInStore.remove(tid);
+            }
+        } else {
+            if (start != windowStart) {
+                window.clear();
+                // a window that opens while this session is in memory has nothing in the store yet
+                windowOpenedBeforeRestore = paging == Paging.RESTORED && windowStart == Long.MIN_VALUE;
+                windowStart = start;
+            }
+            s = window.get(tid);
+            if (s == null) {
+                String key = windowKeys + tid;
+                window.put(tid, s = windowOpenedBeforeRestore ? load(key, tid, start) : fresh(key, tid, start));
+            }
+        }
+        if (s.state == AccumulatorSlot.State.WRITTEN) {
+            s.state = AccumulatorSlot.State.CHANGED;
+            changed.add(s);
+        }
+        s.rowDue = true;
+        return s.accumulator;
+    }
+
+    /** The thread's whole-session accumulator as memory or the store has it, not kept in memory; null when neither has one. */
+    ThreadStatsAccumulator whole(int tid) {
+        AccumulatorSlot s = whole.get(tid);
+        if (s != null) return s.accumulator;
+        if (paging == Paging.IN_MEMORY) return null;
+        byte[] b = stores.accumulators().get(wholeKeys + tid);
+        return b == null ? null : AccumulatorCodec.decode(b);
+    }
+
+    /**
+     * The window starting at {@code start} has closed: gives {@code each} its accumulators, then merges each
+     * into its thread's whole-session accumulator. Its keys go at the next write.
+     */
+    void closeWindow(long start, Each each) {
+        // the store has every accumulator written by earlier batches; this batch's are in memory
+        Map<Integer, ThreadStatsAccumulator> closed = new LinkedHashMap<>();
+        boolean inMemory = start == windowStart;
+        // a window opened in memory is all in memory: the store holds only older windows' keys
+        if (!inMemory || windowOpenedBeforeRestore) {
+            try (KeyValueIterator<String, byte[]> it = stores.accumulators().prefixScan(windowKeys, new StringSerializer())) {
+                while (it.hasNext()) {
+                    KeyValue<String, byte[]> kv = it.next();
+                    int tid = Integer.parseInt(kv.key.substring(windowKeys.length()));
+                    // one in memory is newer than the stored one: decoding the stored one would be wasted
+                    if (AccumulatorCodec.windowStartOf(kv.value) == start && !(inMemory && window.containsKey(tid))) {
+                        closed.put(tid, AccumulatorCodec.decode(kv.value));
+                    }
+                }
+            }
+        }
+        if (inMemory) {
+            for (AccumulatorSlot s : window.values()) {
+                closed.put(s.tid, s.accumulator);
+                s.state = AccumulatorSlot.State.CLOSED;
+            }
+            window.clear();
+            changed.removeIf(s -> s.state == AccumulatorSlot.State.CLOSED);
+        }
+        // each window accumulator goes as its thread's whole-session one comes from the store: one per thread in memory, not two
+        var it = closed.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<Integer, ThreadStatsAccumulator> e = it.next();
+            each.accept(e.getKey(), e.getValue());
+            changing(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
+            closedWindowThreads.add(e.getKey().intValue());
+            it.remove();
+        }
+    }
+
+    /** Windows have closed since the last write, so whole-session accumulators wait in memory to be written. */
+    boolean windowsClosedSinceWrite() {
+        return !closedWindowThreads.isEmpty();
+    }
+
+    /** A thread record carried by a batch: the label its rows get from now on, written with the accumulators. */
+    void label(io.swapstream.schemas.avro.ThreadInfo t) {
+        labelled.put(t.getThreadId(), t);
+        labelsToWrite.add(t.getThreadId());
+    }
+
+    /** The thread's label: from memory, or after a restart the store's. */
+    ThreadInfo label(int tid) {
+        ThreadInfo info = labelled.get(tid);
+        return info == null && paging == Paging.RESTORED ? stores.labels().get(labelKey(tid)) : info;
+    }
+
+    /**
+     * Writes every accumulator and label changed since the last write, and deletes the closed windows'
+     * keys. Then whole-session accumulators leave memory: with windows, all of them (a whole-session
+     * accumulator changes only when a window closes, and a running thread has its window's in memory);
+     * without windows, or with short ones ({@code keepRunning}), those of threads that did not run.
+     */
+    void write(boolean keepRunning) {
+        for (int i = 0; i < closedWindowThreads.size(); i++) {
+            int tid = closedWindowThreads.getInt(i);
+            AccumulatorSlot open = window.get(tid);
+            // else the open window's put below replaces it
+            if ((open == null || !open.unwritten()) && windowKeyMayBeStored(tid)) {
+                StateStores.remove(stores.accumulators(), windowKeys + tid);
+                windowStored.remove(tid);
+            }
+        }
+        closedWindowThreads.clear();
+        for (AccumulatorSlot s : changed) {
+            stores.accumulators().put(s.key, s.encode());
+            if (s.start != SessionStatistics.WHOLE) windowStored.add(s.tid);
+        }
+        for (IntIterator it = labelsToWrite.iterator(); it.hasNext(); ) {
+            int tid = it.nextInt();
+            stores.labels().put(labelKey(tid), labelled.get(tid));
+            labelsStored.add(tid);
+        }
+        labelsToWrite.clear();
+        // a slot changed since the previous write is one whose thread ran
+        if (whole.values().removeIf(s -> {
+            if (keepRunning && (s.unwritten() || s.rowDue || window.containsKey(s.tid))) return false;
+            if (s.rowDue) rowDueInStore.add(s.tid);
+            return true;
+        }) && paging == Paging.IN_MEMORY) {
+            paging = Paging.EVICTED;
+        }
+        for (AccumulatorSlot s : changed) s.state = AccumulatorSlot.State.WRITTEN;
+        changed.clear();
+    }
+
+    /**
+     * Gives {@code each} the whole-session accumulator of every thread whose row is due: a thread's closed
+     * windows (its whole-session accumulator) and its open window, together.
+     */
+    void takeRowsDue(Each each) {
+        for (AccumulatorSlot w : window.values()) {
+            if (!w.rowDue) continue;
+            w.rowDue = false;
+            AccumulatorSlot s = whole.get(w.tid);
+            if (s != null) s.rowDue = false;
+            rowDueInStore.remove(w.tid);
+            ThreadStatsAccumulator sum = new ThreadStatsAccumulator();
+            ThreadStatsAccumulator closed = whole(w.tid);
+            if (closed != null) sum.merge(closed);
+            sum.merge(w.accumulator);
+            each.accept(w.tid, sum);
+        }
+        for (AccumulatorSlot s : whole.values()) {
+            if (!s.rowDue) continue;
+            s.rowDue = false;
+            each.accept(s.tid, s.accumulator);
+        }
+        for (IntIterator it = rowDueInStore.iterator(); it.hasNext(); ) {
+            int tid = it.nextInt();
+            ThreadStatsAccumulator a = whole(tid);
+            if (a != null) each.accept(tid, a);
+        }
+        rowDueInStore.clear();
+    }
+
+    /**
+     * The session has ended (its last window closed): gives {@code each} every thread's whole-session
+     * accumulator, and deletes every key and label the session has in the stores.
+     */
+    void takeAll(Each each) {
+        for (int i = 0; i < closedWindowThreads.size(); i++) {
+            int tid = closedWindowThreads.getInt(i);
+            if (windowKeyMayBeStored(tid)) StateStores.remove(stores.accumulators(), windowKeys + tid);
+        }
+        closedWindowThreads.clear();
+        Map<Integer, ThreadStatsAccumulator> finals = new LinkedHashMap<>();
+        IntOpenHashSet stored = new IntOpenHashSet();
+        if (paging != Paging.IN_MEMORY) {
+            try (KeyValueIterator<String, byte[]> it = stores.accumulators().prefixScan(wholeKeys, new StringSerializer())) {
+                while (it.hasNext()) {
+                    KeyValue<String, byte[]> kv = it.next();
+                    int tid = Integer.parseInt(kv.key.substring(wholeKeys.length()));
+                    stored.add(tid);
+                    if (!whole.containsKey(tid)) finals.put(tid, AccumulatorCodec.decode(kv.value));
+                }
+            }
+        }
+        for (AccumulatorSlot s : whole.values()) {
+            finals.put(s.tid, s.accumulator);
+            if (s.inStore()) stored.add(s.tid);
+        }
+        for (Map.Entry<Integer, ThreadStatsAccumulator> e : finals.entrySet()) {
+            int tid = e.getKey();
+            each.accept(tid, e.getValue());
+            // keys never written need no delete (a tombstone each in the changelog)
+            if (stored.contains(tid)) StateStores.remove(stores.accumulators(), wholeKeys + tid);
+        }
+        // every label written, threads without a row too; after a restart, whatever the store holds
+        if (paging == Paging.RESTORED) {
+            List<String> keys = new ArrayList<>();
+            try (KeyValueIterator<String, ThreadInfo> it = stores.labels().prefixScan(session + "/", new StringSerializer())) {
+                it.forEachRemaining(kv -> keys.add(kv.key));
+            }
+            keys.forEach(k -> StateStores.remove(stores.labels(), k));
+        } else {
+            for (IntIterator it = labelsStored.iterator(); it.hasNext(); ) StateStores.remove(stores.labels(), labelKey(it.nextInt()));
+        }
+    }
+
+    private String labelKey(int tid) {
+        return session + "/" + tid;
+    }
+
+    private boolean windowKeyMayBeStored(int tid) {
+        return paging == Paging.RESTORED || windowStored.contains(tid);
+    }
+
+    /** A new accumulator, changed from the start. */
+    private AccumulatorSlot fresh(String key, int tid, long start) {
+        AccumulatorSlot s = new AccumulatorSlot(key, tid, start, new ThreadStatsAccumulator(), AccumulatorSlot.State.UNWRITTEN);
+        changed.add(s);
+        return s;
+    }
+
+    /** The store's accumulator (a new one when it has none), changed from the start. */
+    private AccumulatorSlot load(String key, int tid, long start) {
+        byte[] b = stores.accumulators().get(key);
+        ThreadStatsAccumulator a;
+        if (b == null) a = new ThreadStatsAccumulator();
+        else if (start == SessionStatistics.WHOLE) a = AccumulatorCodec.decode(b);
+        else if (AccumulatorCodec.windowStartOf(b) == start) a = AccumulatorCodec.decode(b);
+        else if (AccumulatorCodec.windowStartOf(b) < start) a = new ThreadStatsAccumulator(); // a closed window's, merged, going at the next write
+        else throw new IllegalStateException(key + " holds window " + AccumulatorCodec.windowStartOf(b) + ", not the open " + start);
+        AccumulatorSlot s = new AccumulatorSlot(key, tid, start, a, b == null ? AccumulatorSlot.State.UNWRITTEN : AccumulatorSlot.State.CHANGED);
+        if (b != null && start != SessionStatistics.WHOLE) windowStored.add(tid);
+        changed.add(s);
+        return s;
+    }
+}
