@@ -62,11 +62,11 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     @Override
     public void init(ProcessorContext<String, ThreadStats> context) {
         this.context = context;
-        this.stores = AggregateStores.of(context);
+        this.inputs = InputRecordReader.of(context, "aggregate-redo");
+        this.stores = AggregateStores.of(context, inputs, settings.batchTopic());
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.metrics = new AggregateMetrics(context);
         this.rows = new RowEmitter(context, settings, metrics, indexes);
-        this.inputs = InputRecordReader.of(context, "aggregate-redo");
         open.clear();
         context.schedule(Duration.ofMillis(settings.emitIntervalMs()), PunctuationType.WALL_CLOCK_TIME,
                 now -> open.values().forEach(OpenSession::emitChanged));
@@ -168,11 +168,8 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
         o = new OpenSession(session, AggregateSession.decode(stores.progress().get(session)), stores, rows, settings, metrics);
         if (o.state.done) return o;
         o.replaying = true;
-        for (long i = o.state.flushedBatches; i < o.state.batches; i++) {
-            byte[] entry = stores.redo().get(AggregateStores.redoKey(session, i));
-            if (entry == null) throw new IllegalStateException("batch " + i + " of session " + session + " is missing from the redo store");
-            o.statistics.accept(read(session, inputs.value(settings.batchTopic(), entry)));
-        }
+        OpenSession restoring = o;
+        stores.redo().replay(session, o.state.flushedBatches, o.state.batches, (i, bytes) -> restoring.statistics.accept(read(session, bytes)));
         o.replaying = false;
         open.put(session, o);
         metrics.sessionsOpen.record(open.size());

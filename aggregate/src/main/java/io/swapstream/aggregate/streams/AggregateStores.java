@@ -1,10 +1,11 @@
 package io.swapstream.aggregate.streams;
 
-import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
+import io.swapstream.stage.InputRecordReader;
+import io.swapstream.stage.RedoLog;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -19,16 +20,17 @@ import org.apache.kafka.streams.state.Stores;
  *
  * @param progress     each session's {@link AggregateSession}, under the session's key (what queries read)
  * @param accumulators each thread's whole-session accumulator, and its open window's, as of the last flush
- * @param redo         the batches taken since, as references to the input topic, in reused slots
+ * @param redo         the batches taken since ({@link RedoLog})
  * @param labels       the thread records, under {@code session/tid}
  */
 record AggregateStores(KeyValueStore<String, byte[]> progress, KeyValueStore<String, byte[]> accumulators,
-                       KeyValueStore<String, byte[]> redo, KeyValueStore<String, ThreadInfo> labels) {
-    static final char SEPARATOR = '\u0000';
+                       RedoLog redo, KeyValueStore<String, ThreadInfo> labels) {
+    static final char SEPARATOR = RedoLog.SEPARATOR;
 
-    static AggregateStores of(ProcessorContext<?, ?> context) {
+    static AggregateStores of(ProcessorContext<?, ?> context, InputRecordReader inputs, String inputTopic) {
         return new AggregateStores(context.getStateStore(AggregateTopology.SESSIONS_STORE),
-                context.getStateStore(AggregateTopology.ACCUMULATORS_STORE), context.getStateStore(AggregateTopology.REDO_STORE),
+                context.getStateStore(AggregateTopology.ACCUMULATORS_STORE),
+                new RedoLog(context.getStateStore(AggregateTopology.REDO_STORE), inputs, inputTopic),
                 context.getStateStore(AggregateTopology.THREADS_STORE));
     }
 
@@ -56,8 +58,4 @@ record AggregateStores(KeyValueStore<String, byte[]> progress, KeyValueStore<Str
         return session + SEPARATOR + "w";
     }
 
-    /** One of {@value SwapstreamConfig#REDO_SLOTS} slots, deleted at the next flush and reused: the changelog compacts to them. */
-    static String redoKey(String session, long batch) {
-        return session + SEPARATOR + (batch % SwapstreamConfig.REDO_SLOTS);
-    }
 }

@@ -39,8 +39,6 @@ public final class AggregateTopology {
      * thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
      */
     public static final long DEFAULT_EMIT_INTERVAL_MS = 10_000;
-    /** The bytes of batches a session takes between two writes of its accumulators, at most (and one more batch): what a restore takes again. */
-    public static final long REDO_MAX_BYTES = 128L << 20;
 
     /** What the aggregate has counted of a session: for queries. */
     public record SessionProgress(String host, long switches, long threads, boolean done, String endReason, long lateBatches) {}

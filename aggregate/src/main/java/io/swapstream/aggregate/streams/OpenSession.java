@@ -6,13 +6,12 @@ import io.swapstream.decode.AvroRecords;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
-import io.swapstream.stage.StateStores;
 
 /**
  * A session in a task's memory: its {@link SessionStatistics}, whose accumulators are paged between
  * memory and the stores ({@link AccumulatorPages}), and the rows they give. A window's rows go out once,
  * final, when it closes; whole-session rows go out as they change ({@link #emitChanged}) and final when
- * the session ends. The accumulators are written every {@code flushBatches} batches, or sooner once a
+ * the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
  * window has closed; the batches since are noted in the redo store, which a restore takes again.
  */
 final class OpenSession implements SessionStatistics.Accumulators {
@@ -64,7 +63,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
             if (!replaying) rows.emit(this, tid, a, start, true);
         });
         if (!replaying) metrics.windowsClosed.record();
-        shortWindows = batchesAtClose >= 0 && state.batches - batchesAtClose < settings.flushBatches() / 4;
+        shortWindows = batchesAtClose >= 0 && state.batches - batchesAtClose < settings.flushEvery().records() / 4;
         batchesAtClose = state.batches;
         rows.dropWindow(session, start - settings.keepWindows() * settings.windowNanos());
     }
@@ -83,7 +82,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
 
     /** Notes batch {@code entry} (a reference to the input topic) taken: a restore takes it again. */
     void noteBatch(byte[] entry, int bytes) {
-        stores.redo().put(AggregateStores.redoKey(session, state.batches++), entry);
+        stores.redo().note(session, state.batches++, entry);
         state.redoBytes += bytes;
     }
 
@@ -91,8 +90,8 @@ final class OpenSession implements SessionStatistics.Accumulators {
     void save() {
         long since = state.batches - state.flushedBatches;
         // a closed window's threads have their whole-session accumulators in memory until written: at once, unless windows are short
-        if (since >= settings.flushBatches() || state.redoBytes >= AggregateTopology.REDO_MAX_BYTES
-                || (pages.windowsClosedSinceWrite() && (!shortWindows || since >= settings.flushBatches() / 4))) {
+        if (settings.flushEvery().reached(since, state.redoBytes)
+                || (pages.windowsClosedSinceWrite() && (!shortWindows || since >= settings.flushEvery().records() / 4))) {
             flush();
         }
         stores.progress().put(session, state.encode());
@@ -109,7 +108,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
     }
 
     private void dropRedo() {
-        for (long i = state.flushedBatches; i < state.batches; i++) StateStores.remove(stores.redo(), AggregateStores.redoKey(session, i));
+        stores.redo().drop(session, state.flushedBatches, state.batches);
         state.flushedBatches = state.batches;
         state.redoBytes = 0;
     }

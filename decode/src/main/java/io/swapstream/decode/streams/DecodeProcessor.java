@@ -1,12 +1,11 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.stage.InputRecordReader;
 import io.swapstream.decode.AvroRecords;
-
-import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.LogfileHeader;
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.stage.InputRecordReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,9 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Takes each session's raw buffers in order (holding apart those that come early) and decodes them
  * with the offline decoder ({@link LiveSession}). Every {@link SwapstreamConfig#DECODE_CHECKPOINT_BUFFERS}
- * buffers or {@value #CHECKPOINT_BYTES} bytes it stores the decoder's checkpoint; the buffers since are
- * noted as references to the input topic, so a restarted or moved task restores the checkpoint and
- * decodes them again, sending nothing. A checkpoint per buffer would cost its encoding, megabytes when
+ * buffers (or {@link DecodeSettings#CHECKPOINT_BYTES} of them) it stores the decoder's checkpoint; the buffers
+ * since are noted in the redo log ({@link io.swapstream.stage.RedoLog}), so a restarted or moved task restores
+ * the checkpoint and decodes them again, sending nothing. A checkpoint per buffer would cost its encoding, megabytes when
  * the merge waits for a quiet processor, for every 64 KiB buffer. Exactly-once v2 commits the stores
  * with the outputs. A session ends with its end marker, or as incomplete after the idle timeout.
  * A buffer that fails its check is a dead letter; a failure after the decoder's state changed cannot be
@@ -36,9 +35,6 @@ import org.slf4j.LoggerFactory;
  */
 final class DecodeProcessor implements Processor<String, byte[], String, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
-    static final long CHECKPOINT_BYTES = DecodeTopology.REDO_MAX_BYTES;
-    /** Buffers a checkpoint by bytes waits for: with 1 MiB buffers, not one every 32 (each encodes what the merge holds). */
-    static final int MIN_BUFFERS_BY_BYTES = 128;
 
     private final DecodeSettings settings;
     private ProcessorContext<String, Object> context;
@@ -61,10 +57,10 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     public void init(ProcessorContext<String, Object> context) {
         queuedTotal = 0;
         this.context = context;
-        this.stores = new DecodeStores(context);
+        this.inputs = InputRecordReader.of(context, "decode-redo");
+        this.stores = new DecodeStores(context, inputs, settings.rawTopic());
         this.outputs = new DecodeOutputs(context);
         this.metrics = new DecodeMetrics(context);
-        this.inputs = InputRecordReader.of(context, "decode-redo");
         live.clear();
         long every = Math.max(100, Math.min(settings.idleTimeoutMs() / 4, 10_000));
         context.schedule(Duration.ofMillis(every), PunctuationType.WALL_CLOCK_TIME, this::endIdleSessions);
@@ -129,16 +125,11 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         stores.put(session, p);
     }
 
-    /** True when a session's decoder is due a checkpoint, {@code buffers} and {@code bytes} after the last. */
-    static boolean checkpointDue(long buffers, long bytes, int checkpointBuffers) {
-        return buffers >= checkpointBuffers || bytes >= CHECKPOINT_BYTES && buffers >= MIN_BUFFERS_BY_BYTES;
-    }
-
     /** The session in memory, or restored from the stores, with progress {@code p}. */
     private LiveSession live(String session, DecodeProgress p, long timestamp) {
         LiveSession l = live.get(session);
         if (l == null) {
-            l = LiveSession.restore(session, p, stores, inputs, settings, outputs, metrics);
+            l = LiveSession.restore(session, p, stores, settings, outputs, metrics);
             live.put(session, l);
             queuedTotal += l.queued;
         }
@@ -150,13 +141,13 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void apply(LiveSession l, byte[] bytes, Headers headers, byte[] redoEntry) {
         DecodeProgress p = l.progress;
         long index = p.next++;
-        stores.putRedo(l.session, index, redoEntry);
+        stores.redo().note(l.session, index, redoEntry);
         p.redoBytes += bytes.length;
         long batchesBefore = p.batches;
         decode(l, index, bytes, headers);
         // a new session's first switches reach the aggregate now, not up to a commit interval later
         if (batchesBefore == 0 && p.batches > 0) context.commit();
-        if (checkpointDue(p.next - p.checkpointNext, p.redoBytes, settings.checkpointBuffers())) {
+        if (settings.checkpointEvery().reached(p.next - p.checkpointNext, p.redoBytes)) {
             long redoFrom = p.checkpointNext;
             p.checkpointNext = p.next;
             p.checkpoints++;

@@ -2,6 +2,7 @@ package io.swapstream.decode.streams;
 
 import io.swapstream.decode.MergeLimits;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.stage.RedoLog;
 import java.util.Map;
 
 /**
@@ -11,12 +12,19 @@ import java.util.Map;
  * @param batchRows         switches per batch at most
  * @param rows              also one record per switch on {@code etw.context-switches}
  * @param idleTimeoutMs     a session with no buffer for this long ends as incomplete
- * @param checkpointBuffers buffers between two decoder checkpoints at most
+ * @param checkpointEvery   buffers (or bytes of them) between two decoder checkpoints at most
  * @param retentionMs       how long an ended session's progress stays
  * @param liveLimits        a live session's merge limits (a finished file's merge waits for its own lateness)
  */
-record DecodeSettings(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, int checkpointBuffers, long retentionMs,
+record DecodeSettings(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, RedoLog.Limit checkpointEvery, long retentionMs,
                       MergeLimits liveLimits) {
+    /**
+     * The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer), unless they are fewer
+     * than {@value #MIN_BUFFERS_BY_BYTES} buffers: a restore decodes that again. A checkpoint encodes what the merge holds,
+     * so 1 MiB buffers do not bring one every 32.
+     */
+    static final long CHECKPOINT_BYTES = 32L << 20;
+    static final int MIN_BUFFERS_BY_BYTES = 128;
 
     static DecodeSettings from(Map<String, ?> config) {
         int batchRows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_BATCH_ROWS, SwapstreamConfig.DEFAULT_BATCH_ROWS);
@@ -36,7 +44,8 @@ record DecodeSettings(String rawTopic, int batchRows, boolean rows, long idleTim
         if (maxLatenessMs < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_LATENESS_MS + " must be at least 1");
         if (maxQueueBytes < 1024) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES + " must be at least 1024");
         return new DecodeSettings(SwapstreamConfig.topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows,
-                SwapstreamConfig.flag(config, SwapstreamConfig.DECODE_ROWS), idle, checkpointBuffers,
+                SwapstreamConfig.flag(config, SwapstreamConfig.DECODE_ROWS), idle,
+                new RedoLog.Limit(checkpointBuffers, CHECKPOINT_BYTES, MIN_BUFFERS_BY_BYTES),
                 SwapstreamConfig.sessionRetentionMs(config), MergeLimits.live(maxLatenessMs * 1_000_000L, maxQueueBytes));
     }
 }

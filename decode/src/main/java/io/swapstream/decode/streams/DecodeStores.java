@@ -1,8 +1,9 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.stage.StateStores;
-
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.stage.InputRecordReader;
+import io.swapstream.stage.RedoLog;
+import io.swapstream.stage.StateStores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +20,7 @@ import org.apache.kafka.streams.state.Stores;
  * <ul>
  *   <li>{@value #PROGRESS}: each session's {@link DecodeProgress}, under the session's key (what queries read);
  *   <li>{@value #CHECKPOINTS}: its decoder's last checkpoint (lanes, merge queue, thread table, clock);
- *   <li>{@value #REDO}: the buffers decoded since, as references to the input topic, in
- *       {@value SwapstreamConfig#REDO_SLOTS} reused slots, so the changelog compacts to those however long a session runs;
+ *   <li>{@value #REDO}: the buffers decoded since ({@link RedoLog});
  *   <li>{@value #EARLY}: buffers that came before their turn, whole, until the gap before them fills.
  * </ul>
  * Keys of a session's parts are the session, NUL, then the part's number: no session key holds NUL, so a prefix
@@ -31,17 +31,17 @@ final class DecodeStores {
     static final String CHECKPOINTS = "decode-checkpoints";
     static final String REDO = "decode-redo";
     static final String EARLY = "decode-early";
-    static final char SEPARATOR = '\u0000';
+    static final char SEPARATOR = RedoLog.SEPARATOR;
 
     private final KeyValueStore<String, byte[]> progress;
     private final KeyValueStore<String, byte[]> checkpoints;
-    private final KeyValueStore<String, byte[]> redo;
+    private final RedoLog redo;
     private final KeyValueStore<String, byte[]> early;
 
-    DecodeStores(ProcessorContext<?, ?> context) {
+    DecodeStores(ProcessorContext<?, ?> context, InputRecordReader inputs, String inputTopic) {
         this.progress = context.getStateStore(PROGRESS);
         this.checkpoints = context.getStateStore(CHECKPOINTS);
-        this.redo = context.getStateStore(REDO);
+        this.redo = new RedoLog(context.getStateStore(REDO), inputs, inputTopic);
         this.early = context.getStateStore(EARLY);
     }
 
@@ -78,18 +78,15 @@ final class DecodeStores {
         return checkpoints.get(session);
     }
 
-    /** The decoder's checkpoint, taken after the buffers before {@code p.checkpointNext}: their redo entries go. */
+    /** The decoder's checkpoint, taken after the buffers before {@code redoTo}: their redo entries go. */
     void putCheckpoint(String session, byte[] checkpoint, long redoFrom, long redoTo) {
         checkpoints.put(session, checkpoint);
-        for (long i = redoFrom; i < redoTo; i++) StateStores.remove(redo, redoKey(session, i));
+        redo.drop(session, redoFrom, redoTo);
     }
 
-    void putRedo(String session, long index, byte[] entry) {
-        redo.put(redoKey(session, index), entry);
-    }
-
-    byte[] redo(String session, long index) {
-        return redo.get(redoKey(session, index));
+    /** The buffers each session decoded since its checkpoint. */
+    RedoLog redo() {
+        return redo;
     }
 
     /** Holds buffer {@code index} apart until its turn; false when it is held already. */
@@ -119,7 +116,7 @@ final class DecodeStores {
     /** The session has ended: its checkpoint, redo entries ({@code redoFrom} to {@code redoTo}) and early buffers go. */
     void dropParts(String session, long redoFrom, long redoTo) {
         StateStores.remove(checkpoints, session);
-        for (long i = redoFrom; i < redoTo; i++) StateStores.remove(redo, redoKey(session, i));
+        redo.drop(session, redoFrom, redoTo);
         partKeys(early, session).forEach(k -> StateStores.remove(early, k));
     }
 
@@ -130,10 +127,6 @@ final class DecodeStores {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         return keys;
-    }
-
-    static String redoKey(String session, long index) {
-        return session + SEPARATOR + (index % SwapstreamConfig.REDO_SLOTS);
     }
 
     static String earlyKey(String session, long index) {

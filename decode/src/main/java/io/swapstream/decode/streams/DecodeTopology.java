@@ -28,11 +28,6 @@ public final class DecodeTopology {
     public static final String PROGRESS_STORE = DecodeStores.PROGRESS;
     /** The stores of a session's other parts (checkpoint, redo entries, early buffers): an ended session has none. */
     public static final java.util.List<String> PART_STORES = java.util.List.of(DecodeStores.CHECKPOINTS, DecodeStores.REDO, DecodeStores.EARLY);
-    /**
-     * The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer), unless they
-     * are fewer than 128 buffers (1 MiB buffers: 128 MiB): a restore decodes that again.
-     */
-    public static final long REDO_MAX_BYTES = 32L << 20;
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
     public static boolean hasEnded(byte[] progress) {

@@ -1,8 +1,6 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.stage.InputRecordReader;
 import io.swapstream.decode.AvroRecords;
-
 import io.swapstream.decode.MergeLimits;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.SwitchBatch;
@@ -60,8 +58,8 @@ final class LiveSession {
      * The session with progress {@code p} as the stores hold it: from its last checkpoint (the transaction
      * that put it committed the outputs before it too), then the buffers decoded since, again, sending nothing.
      */
-    static LiveSession restore(String session, DecodeProgress p, DecodeStores stores, InputRecordReader inputs, DecodeSettings settings,
-                               DecodeOutputs outputs, DecodeMetrics metrics) {
+    static LiveSession restore(String session, DecodeProgress p, DecodeStores stores, DecodeSettings settings, DecodeOutputs outputs,
+                               DecodeMetrics metrics) {
         byte[] checkpoint = p.checkpointNext == 0 ? null : stores.checkpoint(session);
         if (p.checkpointNext > 0 && checkpoint == null) {
             throw new IllegalStateException("session " + session + " has no checkpoint, though its progress says one holds buffers before "
@@ -69,14 +67,8 @@ final class LiveSession {
         }
         LiveSession l = new LiveSession(session, p, checkpoint, settings, outputs, metrics);
         l.replaying = true;
-        for (long i = p.checkpointNext; i < p.next; i++) {
-            byte[] entry = stores.redo(session, i);
-            if (entry == null) {
-                throw new IllegalStateException("buffer " + i + " of session " + session + " is missing from the redo entries (progress:"
-                        + " next buffer " + p.next + ", checkpoint before " + p.checkpointNext + ")");
-            }
+        stores.redo().replay(session, p.checkpointNext, p.next, (i, bytes) -> {
             String source = session + " buffer " + i;
-            byte[] bytes = inputs.value(settings.rawTopic(), entry);
             try {
                 l.buffer.loadPublished(source, 0, bytes, 0, bytes.length);
                 SessionDecoder.check(l.buffer);
@@ -84,7 +76,7 @@ final class LiveSession {
             } catch (EtlFormatException e) {
                 // a dead letter the first time round
             }
-        }
+        });
         l.replaying = false;
         l.queued = l.decoder.queued();
         l.outOfOrderCounted = l.decoder.counters().switchesOutOfOrder;

@@ -218,11 +218,11 @@ class DecodeTopologyTest {
             assertEquals(1, count(driver, 'r'));
         }
         // 1 MiB buffers reach the checkpoint bytes in 32 buffers: fewer than a stream thread may process before it commits
-        assertFalse(DecodeProcessor.checkpointDue(32, 32L << 20, 256));
-        assertFalse(DecodeProcessor.checkpointDue(127, 127L << 20, 256));
-        assertTrue(DecodeProcessor.checkpointDue(128, 128L << 20, 256));
-        assertTrue(DecodeProcessor.checkpointDue(256, 1L << 20, 256));
-        assertTrue(DecodeProcessor.checkpointDue(2, 0, 2));
+        assertFalse(checkpointDue(32, 32L << 20, 256));
+        assertFalse(checkpointDue(127, 127L << 20, 256));
+        assertTrue(checkpointDue(128, 128L << 20, 256));
+        assertTrue(checkpointDue(256, 1L << 20, 256));
+        assertTrue(checkpointDue(2, 0, 2));
         assertThrows(IllegalArgumentException.class, () -> driver("state7", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
                 String.valueOf(SwapstreamConfig.REDO_SLOTS + 1))), "the redo slots hold the buffers since the checkpoint");
     }
@@ -421,5 +421,11 @@ class DecodeTopologyTest {
 
     static String header(TestRecord<String, ?> r, String name) {
         return new String(r.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    /** Whether the decode stage checkpoints a session {@code buffers} and {@code bytes} after its last checkpoint. */
+    private static boolean checkpointDue(long buffers, long bytes, int checkpointBuffers) {
+        return DecodeSettings.from(Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, String.valueOf(checkpointBuffers)))
+                .checkpointEvery().reached(buffers, bytes);
     }
 }
