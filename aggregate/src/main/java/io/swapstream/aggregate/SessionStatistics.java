@@ -56,7 +56,6 @@ public final class SessionStatistics {
     /** The window the latest switches fall in; earlier ones are closed. */
     private long openWindow = WHOLE;
     /** Switches that came after their window had closed (out of time order): counted whole-session only. */
-    private long lateSwitches;
     /** Per processor, the PMC counters of its previous switch: the baseline of the next slice's deltas. */
     private long[][] lastPmcByCpu = new long[0][];
     private long[] deltas = new long[0];
@@ -114,7 +113,6 @@ public final class SessionStatistics {
     }
 
     public long windowNanos() { return windowNanos; }
-    public long lateSwitches() { return lateSwitches; }
 
     /** Takes every row of {@code b}, columns straight into the accumulators. */
     public void accept(SwitchBatch b) {
@@ -152,8 +150,7 @@ public final class SessionStatistics {
                 if (openWindow != WHOLE) accumulators.windowClosed(openWindow);
                 openWindow = window;
             } else if (window < openWindow) {
-                lateSwitches++;
-                window = WHOLE;
+                window = WHOLE; // its window went out final: the switch counts in the whole session only
             }
         }
         if (nw != NO_INT && nw != 0) {
@@ -224,10 +221,9 @@ public final class SessionStatistics {
                 info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, true);
     }
 
-    /** What carries over between batches besides the accumulators: the open window, late count, PMC baselines. */
+    /** What carries over between batches besides the accumulators: the open window, PMC baselines. */
     public void writeState(StateWriter o) {
         o.writeLong(openWindow);
-        o.writeLong(lateSwitches);
         o.writeInt(lastPmcByCpu.length);
         for (long[] p : lastPmcByCpu) {
             o.writeInt(p == null ? -1 : p.length);
@@ -237,7 +233,6 @@ public final class SessionStatistics {
 
     public void readState(StateReader in) {
         openWindow = in.readLong();
-        lateSwitches = in.readLong();
         lastPmcByCpu = new long[in.readInt()][];
         for (int c = 0; c < lastPmcByCpu.length; c++) {
             int n = in.readInt();

@@ -5,14 +5,14 @@ import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.streams.DecodeTopology;
+import io.swapstream.etw.BufferFiller;
+import io.swapstream.etw.EtlReader;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.etw.BufferFiller;
-import io.swapstream.etw.EtlReader;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -41,10 +41,10 @@ import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "bench", description = "Throughput side by side, in one run on this machine: offline decode and stats, the pipeline"
         + " end to end on an in-JVM broker, and Kafka's own producer and consumer ceiling for the same records and bytes.")
@@ -114,7 +114,7 @@ final class BenchCommand implements Callable<Integer> {
                 Map<String, TopicBytes> topicBytes = Map.of();
                 Map<String, List<CompressionTrial.Result>> codecs = new java.util.LinkedHashMap<>();
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
-                        60_000_000_000L, AggregateTopology.DEFAULT_EMIT_INTERVAL_MS, Map.of())) {
+                        60_000_000_000L, SwapstreamConfig.DEFAULT_AGGREGATE_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
                     startSecs = secs(started);
                     cpuBefore = cpuByThreadGroup();

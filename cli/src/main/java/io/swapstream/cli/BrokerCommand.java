@@ -7,9 +7,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "broker", description = "A Kafka (KRaft) broker on 127.0.0.1 for local use, until stopped: a single node, or with"
         + " --node-id, --controller-port and --controllers one node of a local cluster; its data survives a restart on the same --data-dir.")

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecordBase;
 
 /** Fleet roll-ups for people and programs: ranked by a numeric field, as JSON lines (sketch bytes left out) or a table. */

@@ -7,9 +7,9 @@ import io.swapstream.ingest.generate.TraceReplay;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "generate", description = "Write a synthetic .etl from a simulated scheduler (CSwitch events or compact batches).")
 final class GenerateCommand implements Callable<Integer> {

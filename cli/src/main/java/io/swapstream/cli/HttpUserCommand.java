@@ -1,7 +1,6 @@
 package io.swapstream.cli;
 
 import io.swapstream.http.HttpUsers;
-
 import java.io.BufferedReader;
 import java.io.Console;
 import java.io.IOException;

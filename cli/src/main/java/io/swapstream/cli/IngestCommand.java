@@ -17,10 +17,10 @@ import me.tongfei.progressbar.ProgressBarStyle;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "ingest", description = "Publish the raw buffers of .etl files to Kafka, one record per buffer;"
         + " with --watch, follow a directory of growing traces until stopped.")

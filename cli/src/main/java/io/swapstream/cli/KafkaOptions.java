@@ -1,15 +1,15 @@
 package io.swapstream.cli;
 
-import java.util.concurrent.ExecutionException;
-import org.apache.kafka.clients.admin.Admin;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.Properties;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Option;
 

@@ -1,16 +1,17 @@
 package io.swapstream.cli;
 
-import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.aggregate.fleet.streams.RollupControl;
+import io.swapstream.aggregate.fleet.streams.RollupSettings;
+import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.streams.AggregateSettings;
+import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.aggregate.streams.RowIndexes;
+import io.swapstream.decode.streams.DecodeSettings;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -20,9 +21,14 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -33,33 +39,37 @@ final class Pipeline implements AutoCloseable {
     final KafkaStreams decode;
     final KafkaStreams aggregate;
     /** The aggregate's row indexes, for a query API over it. */
-    final io.swapstream.aggregate.streams.RowIndexes indexes;
+    final RowIndexes indexes;
 
-    Pipeline(KafkaStreams decode, KafkaStreams aggregate, io.swapstream.aggregate.streams.RowIndexes indexes) {
+    Pipeline(KafkaStreams decode, KafkaStreams aggregate, RowIndexes indexes) {
         this.decode = decode;
         this.aggregate = aggregate;
         this.indexes = indexes;
     }
 
     static Topology decodeTopology(Properties config) {
-        return DecodeTopology.build(StageConfig.asMap(config));
-    }
-
-    static Topology rollupTopology(Properties config) {
         StreamsBuilder b = new StreamsBuilder();
-        io.swapstream.aggregate.fleet.streams.RollupTopology.build(b, StageConfig.asMap(config));
+        DecodeTopology.build(b, DecodeSettings.from(StageConfig.asMap(config)));
         return b.build(config);
     }
 
-    static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs) {
-        return aggregateTopology(config, windowNanos, emitIntervalMs, new io.swapstream.aggregate.streams.RowIndexes());
+    static Topology rollupTopology(Properties config, RollupControl control) {
+        StreamsBuilder b = new StreamsBuilder();
+        RollupTopology.build(b, RollupSettings.from(StageConfig.asMap(config)), control);
+        return b.build(config);
     }
 
-    static Topology aggregateTopology(Properties config, long windowNanos, long emitIntervalMs,
-                                      io.swapstream.aggregate.streams.RowIndexes indexes) {
+    /** The aggregate's topology; its window and emit interval are in {@code config} ({@link #aggregateSettings}). */
+    static Topology aggregateTopology(Properties config, RowIndexes indexes) {
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, StageConfig.asMap(config), windowNanos, emitIntervalMs, indexes);
+        AggregateTopology.build(b, AggregateSettings.from(StageConfig.asMap(config)), indexes);
         return b.build(config);
+    }
+
+    /** The aggregate's window and emit interval, as its configuration says them. */
+    static Map<String, String> aggregateSettings(long windowNanos, long emitIntervalMs) {
+        return Map.of(SwapstreamConfig.AGGREGATE_WINDOW_NANOS, String.valueOf(windowNanos),
+                SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS, String.valueOf(emitIntervalMs));
     }
 
     /**
@@ -73,11 +83,13 @@ final class Pipeline implements AutoCloseable {
             throws InterruptedException, ExecutionException {
         Properties d = StageConfig.streams(StageConfig.DECODE, bootstrap, appId, stateDir.resolve("decode"), prefix,
                 replication, overrides);
+        Map<String, String> aggregateOverrides = new HashMap<>(overrides);
+        aggregateOverrides.putAll(aggregateSettings(windowNanos, emitIntervalMs));
         Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix,
-                replication, overrides);
+                replication, aggregateOverrides);
         Topology decodeTopology = decodeTopology(d);
-        var indexes = new io.swapstream.aggregate.streams.RowIndexes();
-        Topology aggregateTopology = aggregateTopology(a, windowNanos, emitIntervalMs, indexes);
+        RowIndexes indexes = new RowIndexes();
+        Topology aggregateTopology = aggregateTopology(a, indexes);
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             StageConfig.createChangelogs(admin, decodeTopology, d, partitions);
             StageConfig.createChangelogs(admin, aggregateTopology, a, partitions);

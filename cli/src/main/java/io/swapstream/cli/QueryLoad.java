@@ -2,7 +2,6 @@ package io.swapstream.cli;
 
 import io.swapstream.http.StageHttp;
 import io.swapstream.http.StatsApi;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -1,10 +1,9 @@
 package io.swapstream.cli;
 
-import io.swapstream.http.StageMetrics;
-
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.aggregate.fleet.streams.RollupControl;
 import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.http.StageMetrics;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.nio.file.Path;
@@ -13,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -35,9 +34,7 @@ final class RollupRun implements AutoCloseable {
     private final RollupControl control = new RollupControl();
 
     private RollupRun(Properties config) {
-        org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
-        RollupTopology.build(b, StageConfig.asMap(config), control);
-        this.topology = b.build(config);
+        this.topology = Pipeline.rollupTopology(config, control);
         this.streams = new KafkaStreams(topology, config);
     }
 

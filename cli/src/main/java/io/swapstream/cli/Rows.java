@@ -1,11 +1,11 @@
 package io.swapstream.cli;
 
+import io.swapstream.decode.AvroRecords;
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.AvroRecords;
 import io.swapstream.schemas.serde.AvroJson;
-import java.util.function.Function;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * ContextSwitch rows as JSON lines and CSV, written by hand into a reused builder: the switches

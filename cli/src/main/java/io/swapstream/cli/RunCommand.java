@@ -7,6 +7,7 @@ import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -112,7 +113,7 @@ final class RunCommand implements Callable<Integer> {
                 Pipeline.awaitCoordinators(coordinators);
             }
             try (Pipeline pipeline = Pipeline.start(bootstrap, appId, work.resolve("state"), kafka.prefix, partitions,
-                    replication, aggregateWindow(windowNanos, broker != null), AggregateTopology.DEFAULT_EMIT_INTERVAL_MS,
+                    replication, aggregateWindow(windowNanos, broker != null), SwapstreamConfig.DEFAULT_AGGREGATE_EMIT_INTERVAL_MS,
                     kafka.clientConfigStrings());
                  // with windows, the fleet roll-ups too: per process name across the files, each window
                  RollupRun rollup = windowNanos > 0 && format == Format.table ? RollupRun.start(bootstrap, appId, work.resolve("state").resolve("rollup"), kafka.prefix,

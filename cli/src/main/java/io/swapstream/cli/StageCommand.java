@@ -1,15 +1,14 @@
 package io.swapstream.cli;
 
-import io.swapstream.http.StageHttp;
-import io.swapstream.http.StatsApi;
-import io.swapstream.http.RollupApi;
-import io.swapstream.http.Peers;
-import io.swapstream.http.HttpUsers;
-import io.swapstream.http.HttpTls;
-import io.swapstream.http.StageMetrics;
-
 import static io.swapstream.stage.StageSensors.*;
 
+import io.swapstream.http.HttpTls;
+import io.swapstream.http.HttpUsers;
+import io.swapstream.http.Peers;
+import io.swapstream.http.RollupApi;
+import io.swapstream.http.StageHttp;
+import io.swapstream.http.StageMetrics;
+import io.swapstream.http.StatsApi;
 import io.swapstream.ingest.TopicSetup;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -282,12 +281,14 @@ abstract class StageCommand implements Callable<Integer> {
 
         @Override
         Map<String, String> stageSettings() {
-            return Map.of(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, String.valueOf(keepWindows));
+            Map<String, String> m = new java.util.HashMap<>(Pipeline.aggregateSettings(Options.positiveDuration("--window", window),
+                    Options.positiveDuration("--emit-interval", emit) / 1_000_000));
+            m.put(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, String.valueOf(keepWindows));
+            return m;
         }
 
         Topology topology(Properties config) {
-            return Pipeline.aggregateTopology(config, Options.positiveDuration("--window", window),
-                    Options.positiveDuration("--emit-interval", emit) / 1_000_000, indexes);
+            return Pipeline.aggregateTopology(config, indexes);
         }
     }
 
@@ -324,6 +325,6 @@ abstract class StageCommand implements Callable<Integer> {
             server.staticFiles("/swapstream-fleet");
         }
 
-        Topology topology(Properties config) { return Pipeline.rollupTopology(config); }
+        Topology topology(Properties config) { return Pipeline.rollupTopology(config, null); }
     }
 }

@@ -1,11 +1,11 @@
 package io.swapstream.cli;
 
-import io.swapstream.schemas.RecordFields;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.aggregate.fleet.FleetRollup;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;

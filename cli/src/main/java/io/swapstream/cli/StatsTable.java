@@ -5,9 +5,9 @@ import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.serde.AvroJson;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 

@@ -7,10 +7,10 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "switches", description = "Expanded ContextSwitch rows of a .etl file as JSON lines or CSV (no Kafka).")
 final class SwitchesCommand implements Callable<Integer> {

@@ -111,9 +111,11 @@ class AggregateRestartIT {
                      new StringSerializer(), new ByteArraySerializer())) {
             TopicSetup.ensure(admin, prefix, 1, (short) 1);
             String appId = "restart-" + prefix;
+            Map<String, String> settings = new java.util.HashMap<>(Pipeline.aggregateSettings(window, 60_000));
+            settings.putAll(Map.of("commit.interval.ms", "100", SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "4"));
             Properties config = StageConfig.streams(StageConfig.AGGREGATE, kafka.servers(), appId, dir.resolve("state"), prefix,
-                    (short) 1, Map.of("commit.interval.ms", "100", SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "4"));
-            Topology topology = Pipeline.aggregateTopology(config, window, 60_000);
+                    (short) 1, settings);
+            Topology topology = Pipeline.aggregateTopology(config, new io.swapstream.aggregate.streams.RowIndexes());
             StageConfig.createChangelogs(admin, topology, config, 1);
             String batchTopic = prefix + SwapstreamConfig.SWITCH_BATCHES;
             int restarts = 7;

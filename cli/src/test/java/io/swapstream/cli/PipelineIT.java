@@ -239,7 +239,7 @@ class PipelineIT {
             read(kafka, SwapstreamConfig.THREAD_STATS, rs -> finishedSwitches(p.aggregate, session) != null);
             assertEquals((long) end.getSwitchCount(), finishedSwitches(p.aggregate, session));
             // both stages keep only the ended session's progress
-            for (String store : io.swapstream.decode.streams.DecodeTopology.PART_STORES) {
+            for (String store : StateSizeIT.DECODE_PART_STORES) {
                 assertTrue(StateSizeIT.keys(p.decode, store).stream().noneMatch(k -> k.startsWith(session)), "nothing left in " + store);
             }
             for (String store : List.of(io.swapstream.aggregate.streams.AggregateTopology.ACCUMULATORS_STORE,

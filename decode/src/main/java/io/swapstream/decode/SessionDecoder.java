@@ -39,12 +39,6 @@ public final class SessionDecoder {
     private long currentOffset;
     private String source;
 
-    /** A live session's decoder, with the default limits ({@link MergeLimits#live()}). */
-    public SessionDecoder(String host, Integer maximumWaitReasonOverride, Consumer<SwitchBatch> batches,
-                          Consumer<ThreadInfo> threads, int batchRows) {
-        this(host, maximumWaitReasonOverride, batches, threads, batchRows, MergeLimits.live());
-    }
-
     /**
      * @param batches takes the switches, a batch at a time (reused: copy what you keep)
      * @param threads takes each thread event's info in time order; may be null

@@ -36,13 +36,13 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     private static final int MODES = ColumnarBatchWriter.MODES;
     private static final int SOURCES = ColumnarBatchWriter.SOURCES;
 
+    /** The conversions' serde: its buffers are per thread, so one serves every caller. */
+    private static final SwitchBatchSerde SHARED = new SwitchBatchSerde();
+
     /**
      * Buffers of the thread at work: Kafka Streams shares one serde between the tasks and threads of
      * a topology.
      */
-    /** The conversions' serde: its buffers are per thread, so one serves every caller. */
-    private static final SwitchBatchSerde SHARED = new SwitchBatchSerde();
-
     private final ThreadLocal<ColumnarBatchWriter> writer = ThreadLocal.withInitial(ColumnarBatchWriter::new);
     private final ThreadLocal<ColumnarBatchReader> reader = ThreadLocal.withInitial(ColumnarBatchReader::new);
 

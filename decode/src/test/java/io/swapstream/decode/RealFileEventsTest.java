@@ -120,7 +120,7 @@ class RealFileEventsTest {
                 assertEquals(0, c.switchesOutOfOrder, f.toString());
                 assertEquals(0, c.lateEvents, f + ": " + c.toMap());
                 assertEquals(0, c.queueLimitForced, f.toString());
-                SessionDecoder live = new SessionDecoder("h", null, b -> { }, null, 4096);
+                SessionDecoder live = new SessionDecoder("h", null, b -> { }, null, 4096, MergeLimits.live());
                 try (EtlReader r = EtlReader.open(f)) {
                     while (r.next()) live.onBuffer(r.decoder(), r.bufferOffset(), r.source());
                 }

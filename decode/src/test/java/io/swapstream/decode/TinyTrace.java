@@ -82,7 +82,7 @@ final class TinyTrace implements AutoCloseable {
      * merge's own order, into one list.
      */
     static SessionDecoder decodeInMergeOrder(Path file, List<Object> out) throws IOException {
-        SessionDecoder d = new SessionDecoder("host1", null, b -> out.add(b.row(0)), out::add, 1);
+        SessionDecoder d = new SessionDecoder("host1", null, b -> out.add(b.row(0)), out::add, 1, MergeLimits.live());
         try (io.swapstream.etw.EtlReader r = io.swapstream.etw.EtlReader.open(file)) {
             while (r.next()) d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
         }

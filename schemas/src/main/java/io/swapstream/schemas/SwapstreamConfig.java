@@ -37,11 +37,6 @@ public final class SwapstreamConfig {
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
     /**
-     * Decode: how long a live session's merge waits for a processor's buffer before it lets later items
-     * out (default 60 s); a switch that then comes is counted out of order. A finished file's merge
-     * waits for its own lateness, sent with it ({@link #HEADER_LATENESS_TICKS}).
-     */
-    /**
      * Rollup: a window's roll-up is final once the rows' time passes its end plus this, or once no row for it has
      * come for this long of wall-clock time (default {@value #DEFAULT_ROLLUP_GRACE_MS}).
      */
@@ -50,6 +45,11 @@ public final class SwapstreamConfig {
     /** Rollup: closed windows the query stores keep (default {@value #DEFAULT_ROLLUP_KEEP_WINDOWS}, an hour of minutes). */
     public static final String ROLLUP_KEEP_WINDOWS = "swapstream.rollup.keep.windows";
     public static final int DEFAULT_ROLLUP_KEEP_WINDOWS = 60;
+    /**
+     * Decode: how long a live session's merge waits for a processor's buffer before it lets later items
+     * out (default 60 s); a switch that then comes is counted out of order. A finished file's merge
+     * waits for its own lateness, sent with it ({@link #HEADER_LATENESS_TICKS}).
+     */
     public static final String DECODE_MAX_LATENESS_MS = "swapstream.decode.max.lateness.ms";
     public static final long DEFAULT_DECODE_MAX_LATENESS_MS = 60_000L;
     /** Decode: bytes a session's merge may hold before its oldest items leave (default a quarter of the heap). */
@@ -72,10 +72,15 @@ public final class SwapstreamConfig {
         if (ms < 1) throw new IllegalArgumentException(SESSION_RETENTION_MS + " must be at least 1");
         return ms;
     }
-    /** Aggregate: tumbling window of the windowed statistics (0: whole-session only). */
-    public static final String WINDOW_MS = "swapstream.window.ms";
-    /** Aggregate: how often changed whole-session statistics are emitted. */
-    public static final String EMIT_INTERVAL_MS = "swapstream.emit.interval.ms";
+    /** Aggregate: tumbling window of the windowed statistics, nanoseconds (default 60 s; 0: whole-session only). */
+    public static final String AGGREGATE_WINDOW_NANOS = "swapstream.aggregate.window.nanos";
+    public static final long DEFAULT_AGGREGATE_WINDOW_NANOS = 60_000_000_000L;
+    /**
+     * Aggregate: how often changed whole-session rows go out while a session runs (default 10 s): a row per
+     * thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
+     */
+    public static final String AGGREGATE_EMIT_INTERVAL_MS = "swapstream.aggregate.emit.interval.ms";
+    public static final long DEFAULT_AGGREGATE_EMIT_INTERVAL_MS = 10_000;
 
     public static final String DEFAULT_PREFIX = "etw.";
     /** Raw buffers are up to 1 MiB and more; topics and clients allow this much. */

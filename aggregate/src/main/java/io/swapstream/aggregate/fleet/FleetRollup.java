@@ -8,7 +8,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Final thread-window rows of any number of hosts, rolled up per group (process name, or host) and
@@ -54,10 +53,5 @@ public final class FleetRollup {
         List<Key> keys = new ArrayList<>(groups.keySet());
         keys.sort(Comparator.comparingLong(Key::windowStart).thenComparing(Key::name, Comparator.nullsFirst(Comparator.naturalOrder())));
         return keys;
-    }
-
-    /** A group's key on the roll-up topics: {@code name/windowStart} (the empty name for none). */
-    public static String topicKey(String name, long windowStart) {
-        return Objects.requireNonNullElse(name, "") + "/" + windowStart;
     }
 }

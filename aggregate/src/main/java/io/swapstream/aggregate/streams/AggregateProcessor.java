@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * end-of-session record says every batch and thread record has arrived. Exactly-once v2 commits the rows
  * with the state that emitted them, so a restore neither loses nor doubles one.
  */
-final class AggregateProcessor implements Processor<String, Object, String, ThreadStats> {
+final class AggregateProcessor implements Processor<String, AggregateInput, String, ThreadStats> {
     private static final Logger LOG = LoggerFactory.getLogger(AggregateProcessor.class);
     private final AggregateSettings settings;
     private final Deserializer<SwitchBatch> batches;
@@ -63,7 +63,7 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     public void init(ProcessorContext<String, ThreadStats> context) {
         this.context = context;
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
-        this.stores = AggregateStores.of(context, inputs, settings.batchTopic());
+        this.stores = AggregateStores.of(context, inputs, settings.batches().name());
         this.sessionRecords = context.getStateStore(AggregateTopology.SESSION_RECORDS_STORE);
         this.metrics = new AggregateMetrics(context);
         this.rows = new RowEmitter(context, settings, metrics, indexes);
@@ -90,27 +90,26 @@ final class AggregateProcessor implements Processor<String, Object, String, Thre
     }
 
     @Override
-    public void process(Record<String, Object> record) {
+    public void process(Record<String, AggregateInput> record) {
         String session = SessionPartitioner.session(record.key());
-        Object v = record.value();
+        AggregateInput in = record.value();
+        if (in.batch() == null && in.session() == null) return; // a tombstone
         OpenSession o = open(session);
         o.timestamp = record.timestamp();
         if (o.state.done) {
-            long seq = v instanceof byte[] ? BatchSequence.of(record.headers()) : -1;
+            long seq = in.batch() != null ? BatchSequence.of(record.headers()) : -1;
             if (seq >= 0 && seq < o.state.nextSequence) {
                 metrics.duplicateBatches.record();
-            } else if (v instanceof byte[]) {
+            } else if (in.batch() != null) {
                 o.state.lateBatches++;
                 stores.progress().put(session, o.state.encode());
             }
             return;
         }
-        if (v instanceof byte[] bytes) {
-            if (!takeBatch(o, record.key(), bytes, BatchSequence.of(record.headers()))) return;
-        } else if (v instanceof TraceSession t) {
-            takeSessionRecord(o, t);
+        if (in.batch() != null) {
+            if (!takeBatch(o, record.key(), in.batch(), BatchSequence.of(record.headers()))) return;
         } else {
-            return;
+            takeSessionRecord(o, in.session());
         }
         o.save();
         if (o.state.allArrived()) finish(o);

@@ -3,18 +3,11 @@ package io.swapstream.aggregate.streams;
 import static io.swapstream.schemas.SwapstreamConfig.topic;
 
 import io.swapstream.decode.SwitchBatchSerde;
-import io.swapstream.schemas.SessionPartitioner;
-import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
-import java.util.Map;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Produced;
 
 /**
  * The aggregate stage: {@code etw.switch-batches} (with the thread records they carry) and
@@ -34,11 +27,6 @@ public final class AggregateTopology {
     public static final String REDO_STORE = "aggregate-redo";
     public static final String THREADS_STORE = "aggregate-threads";
     public static final String STATS_STORE = "thread-stats";
-    /**
-     * How often changed whole-session rows go out while a session runs, unless told: a row per
-     * thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
-     */
-    public static final long DEFAULT_EMIT_INTERVAL_MS = 10_000;
 
     /** What the aggregate has counted of a session: for queries. */
     public record SessionProgress(String host, long switches, long threads, boolean done, String endReason, long lateBatches) {}
@@ -75,27 +63,17 @@ public final class AggregateTopology {
     /** The decode stage's latest {@code TraceSession} record of each session: for queries. */
     public static final String SESSION_RECORDS_STORE = "aggregate-session-records";
 
-    /**
-     * @param windowNanos    tumbling window (0: whole-session statistics only)
-     * @param emitIntervalMs how often changed whole-session statistics are emitted before a session ends
-     */
-    public static void build(StreamsBuilder builder, Map<String, ?> config, long windowNanos, long emitIntervalMs) {
-        build(builder, config, windowNanos, emitIntervalMs, new RowIndexes());
-    }
-
     /** @param indexes where the tasks of this instance keep their row indexes, for the query API */
-    public static void build(StreamsBuilder builder, Map<String, ?> config, long windowNanos, long emitIntervalMs, RowIndexes indexes) {
-        AggregateSettings settings = AggregateSettings.from(config, windowNanos, emitIntervalMs);
-        RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
-        AggregateStores.addTo(builder, serdes, config);
-        // batches come in as bytes: the processor notes where each sits (redo) as well as reading it
-        KStream<String, Object> batches = builder.stream(settings.batchTopic(), Consumed.with(Serdes.String(), Serdes.ByteArray()))
-                .mapValues(v -> (Object) v, Named.as("batch-in"));
-        KStream<String, Object> sessions = builder.stream(topic(config, SwapstreamConfig.SESSIONS),
-                Consumed.with(Serdes.String(), serdes.serde(TraceSession.class, config))).mapValues(v -> (Object) v, Named.as("session-in"));
-        batches.merge(sessions)
-                .process(() -> new AggregateProcessor(settings, SwitchBatchSerde.forConfig(config).deserializer(), indexes),
+    public static void build(StreamsBuilder builder, AggregateSettings settings, RowIndexes indexes) {
+        AggregateStores.addTo(builder, RecordSerdeFactory.from(settings.config()), settings.config());
+        // a session's batches and its session records share a partition: one processor takes both, typed
+        KStream<String, AggregateInput> batches = builder.stream(settings.batches().name(), settings.batches().consumed())
+                .mapValues(AggregateInput::batch, Named.as("batch-in"));
+        KStream<String, AggregateInput> sessions = builder.stream(settings.sessions().name(), settings.sessions().consumed())
+                .mapValues(AggregateInput::session, Named.as("session-in"));
+        batches.merge(sessions, Named.as("batches-and-sessions"))
+                .process(() -> new AggregateProcessor(settings, SwitchBatchSerde.forConfig(settings.config()).deserializer(), indexes),
                         Named.as("aggregate"), SESSIONS_STORE, ACCUMULATORS_STORE, REDO_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
-                .to(settings.statsTopic(), Produced.with(Serdes.String(), serdes.serde(ThreadStats.class, config)).withStreamPartitioner(new SessionPartitioner<>()));
+                .to(settings.stats().name(), settings.stats().produced());
     }
 }

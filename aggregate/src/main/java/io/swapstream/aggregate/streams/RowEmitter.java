@@ -22,7 +22,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class RowEmitter {
     private final ProcessorContext<String, ThreadStats> context;
     private final KeyValueStore<String, ThreadStats> latest;
-    private final KeyValueStore<String, ThreadInfo> labels;
     private final AggregateSettings settings;
     private final AggregateMetrics metrics;
     private final RowIndexes indexes;
@@ -32,7 +31,6 @@ final class RowEmitter {
     RowEmitter(ProcessorContext<String, ThreadStats> context, AggregateSettings settings, AggregateMetrics metrics, RowIndexes indexes) {
         this.context = context;
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
-        this.labels = context.getStateStore(AggregateTopology.THREADS_STORE);
         this.settings = settings;
         this.metrics = metrics;
         this.indexes = indexes;
@@ -96,9 +94,5 @@ final class RowEmitter {
             index.remove(k);
         }
         return keys.size();
-    }
-
-    ThreadInfo storedLabel(String session, int tid) {
-        return labels.get(session + "/" + tid);
     }
 }

@@ -89,7 +89,7 @@ class FleetRollupTest {
 
     private Exact group(Map<String, Exact> out, FleetGroup.Kind kind, ContextSwitch s, int tid, long window) {
         String name = kind == FleetGroup.Kind.HOST ? s.host() : processOf.get(s.host() + "/" + tid);
-        Exact e = out.computeIfAbsent(FleetRollup.topicKey(name, window), k -> new Exact());
+        Exact e = out.computeIfAbsent(io.swapstream.aggregate.fleet.streams.RollupTopology.rowKey(name, window), k -> new Exact());
         e.hosts.add(s.host());
         e.sessions.add(s.session());
         e.threads.add(s.host() + "/" + tid);
@@ -112,7 +112,7 @@ class FleetRollupTest {
         assertTrue(rows.stream().anyMatch(r -> r.getHosts() == 3 && r.getProcessName() != null), "process names on several hosts");
         assertTrue(rows.stream().mapToLong(ProcessStats::getReadyCount).sum() > 0, "ready times");
         for (ProcessStats r : rows) {
-            Exact e = direct.get(FleetRollup.topicKey(r.getProcessName(), r.getWindowStartNanos()));
+            Exact e = direct.get(io.swapstream.aggregate.fleet.streams.RollupTopology.rowKey(r.getProcessName(), r.getWindowStartNanos()));
             String what = r.getProcessName() + " at " + r.getWindowStartNanos();
             assertEquals(e.hosts.size(), r.getHosts(), what);
             assertEquals(e.sessions.size(), r.getSessions(), what);
@@ -139,7 +139,7 @@ class FleetRollupTest {
         List<HostStats> rows = rollup.hostRows();
         assertEquals(direct.keySet().size(), rows.size());
         for (HostStats r : rows) {
-            Exact e = direct.get(FleetRollup.topicKey(r.getHost(), r.getWindowStartNanos()));
+            Exact e = direct.get(io.swapstream.aggregate.fleet.streams.RollupTopology.rowKey(r.getHost(), r.getWindowStartNanos()));
             String what = r.getHost() + " at " + r.getWindowStartNanos();
             assertEquals(e.sessions.size(), r.getSessions(), what);
             assertEquals(e.readyBy.size(), r.getProcesses(), what);

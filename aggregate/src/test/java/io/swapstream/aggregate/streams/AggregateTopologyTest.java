@@ -51,7 +51,10 @@ class AggregateTopologyTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(stateDir).toString());
         StreamsBuilder b = new StreamsBuilder();
-        AggregateTopology.build(b, config, windowNanos, emitIntervalMs, indexes);
+        Map<String, String> c = new java.util.HashMap<>(config);
+        c.put(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_WINDOW_NANOS, String.valueOf(windowNanos));
+        c.put(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS, String.valueOf(emitIntervalMs));
+        AggregateTopology.build(b, AggregateSettings.from(c), indexes);
         return new TopologyTestDriver(b.build(), p);
     }
 

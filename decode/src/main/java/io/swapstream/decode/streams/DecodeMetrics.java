@@ -3,7 +3,6 @@ package io.swapstream.decode.streams;
 import static io.swapstream.stage.StageSensors.*;
 
 import io.swapstream.stage.StageSensors;
-
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 

@@ -1,13 +1,12 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.stage.BatchSequence;
 import io.swapstream.decode.AvroRecords;
-
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitch;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.stage.BatchSequence;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;

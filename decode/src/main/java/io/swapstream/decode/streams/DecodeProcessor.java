@@ -58,7 +58,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         queuedTotal = 0;
         this.context = context;
         this.inputs = InputRecordReader.of(context, "decode-redo");
-        this.stores = new DecodeStores(context, inputs, settings.rawTopic());
+        this.stores = new DecodeStores(context, inputs, settings.topics().raw().name());
         this.outputs = new DecodeOutputs(context);
         this.metrics = new DecodeMetrics(context);
         live.clear();

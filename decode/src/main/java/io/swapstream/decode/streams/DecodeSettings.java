@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * The decode stage's settings, read and checked once from the Streams configuration.
  *
- * @param rawTopic          the input topic, where a restore reads its redo entries back
+ * @param topics            what it reads and writes
  * @param batchRows         switches per batch at most
  * @param rows              also one record per switch on {@code etw.context-switches}
  * @param idleTimeoutMs     a session with no buffer for this long ends as incomplete
@@ -16,7 +16,7 @@ import java.util.Map;
  * @param retentionMs       how long an ended session's progress stays
  * @param liveLimits        a live session's merge limits (a finished file's merge waits for its own lateness)
  */
-record DecodeSettings(String rawTopic, int batchRows, boolean rows, long idleTimeoutMs, RedoLog.Limit checkpointEvery, long retentionMs,
+public record DecodeSettings(DecodeTopics topics, int batchRows, boolean rows, long idleTimeoutMs, RedoLog.Limit checkpointEvery, long retentionMs,
                       MergeLimits liveLimits) {
     /**
      * The bytes of buffers a session decodes between two checkpoints, at most (and one more buffer), unless they are fewer
@@ -26,7 +26,7 @@ record DecodeSettings(String rawTopic, int batchRows, boolean rows, long idleTim
     static final long CHECKPOINT_BYTES = 32L << 20;
     static final int MIN_BUFFERS_BY_BYTES = 128;
 
-    static DecodeSettings from(Map<String, ?> config) {
+    public static DecodeSettings from(Map<String, ?> config) {
         int batchRows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_BATCH_ROWS, SwapstreamConfig.DEFAULT_BATCH_ROWS);
         long idle = SwapstreamConfig.longSetting(config, SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
                 SwapstreamConfig.DEFAULT_SESSION_IDLE_TIMEOUT_MS);
@@ -43,7 +43,7 @@ record DecodeSettings(String rawTopic, int batchRows, boolean rows, long idleTim
         }
         if (maxLatenessMs < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_LATENESS_MS + " must be at least 1");
         if (maxQueueBytes < 1024) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES + " must be at least 1024");
-        return new DecodeSettings(SwapstreamConfig.topic(config, SwapstreamConfig.RAW_BUFFERS), batchRows,
+        return new DecodeSettings(DecodeTopics.from(config), batchRows,
                 SwapstreamConfig.flag(config, SwapstreamConfig.DECODE_ROWS), idle,
                 new RedoLog.Limit(checkpointBuffers, CHECKPOINT_BYTES, MIN_BUFFERS_BY_BYTES),
                 SwapstreamConfig.sessionRetentionMs(config), MergeLimits.live(maxLatenessMs * 1_000_000L, maxQueueBytes));

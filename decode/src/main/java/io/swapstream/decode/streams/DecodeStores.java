@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -45,14 +45,16 @@ final class DecodeStores {
         this.early = context.getStateStore(EARLY);
     }
 
-    /** Adds the four stores to {@code topology}, for {@code processor}. */
-    static void addTo(Topology topology, String processor) {
+    static final String[] NAMES = {PROGRESS, CHECKPOINTS, REDO, EARLY};
+
+    /** Adds the four stores to {@code builder}. */
+    static void addTo(StreamsBuilder builder) {
         // a checkpoint holds what the merge holds: megabytes while it waits for a quiet processor
         Map<String, String> bigValues = Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES));
-        for (String name : List.of(PROGRESS, CHECKPOINTS, REDO, EARLY)) {
+        for (String name : NAMES) {
             // not cached: each key is written once per buffer or checkpoint, and read back only by a restore
-            topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
-                    .withLoggingEnabled(name.equals(PROGRESS) ? Map.of() : bigValues).withCachingDisabled(), processor);
+            builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
+                    .withLoggingEnabled(name.equals(PROGRESS) ? Map.of() : bigValues).withCachingDisabled());
         }
     }
 

@@ -1,18 +1,8 @@
 package io.swapstream.decode.streams;
 
-import static io.swapstream.schemas.SwapstreamConfig.topic;
-
-import io.swapstream.decode.SwitchBatchSerde;
-import io.swapstream.schemas.SessionPartitioner;
-import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.ContextSwitch;
-import io.swapstream.schemas.avro.ThreadInfo;
-import io.swapstream.schemas.avro.TraceSession;
-import io.swapstream.schemas.serde.RecordSerdeFactory;
-import java.util.Map;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
 
 /**
  * The decode stage: {@code etw.raw-buffers} to {@code etw.switch-batches} (and, when asked,
@@ -26,33 +16,23 @@ public final class DecodeTopology {
 
     /** Each session's progress, under the session's key: what queries read ({@link #hasEnded}). */
     public static final String PROGRESS_STORE = DecodeStores.PROGRESS;
-    /** The stores of a session's other parts (checkpoint, redo entries, early buffers): an ended session has none. */
-    public static final java.util.List<String> PART_STORES = java.util.List.of(DecodeStores.CHECKPOINTS, DecodeStores.REDO, DecodeStores.EARLY);
 
     /** True when a value of the {@value #PROGRESS_STORE} store says its session has ended. */
     public static boolean hasEnded(byte[] progress) {
         return progress != null && DecodeProgress.decode(progress).ended();
     }
 
-    public static Topology build(Map<String, ?> config) {
-        DecodeSettings settings = DecodeSettings.from(config);
-        RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
-        StringSerializer keys = new StringSerializer();
-        Topology t = new Topology();
-        t.addSource("raw-buffers", Serdes.String().deserializer(), Serdes.ByteArray().deserializer(),
-                topic(config, SwapstreamConfig.RAW_BUFFERS));
-        t.addProcessor("decode", () -> new DecodeProcessor(settings), "raw-buffers");
-        DecodeStores.addTo(t, "decode");
-        t.addSink(DecodeOutputs.BATCHES, topic(config, SwapstreamConfig.SWITCH_BATCHES), keys,
-                SwitchBatchSerde.forConfig(config).serializer(), new SessionPartitioner<>(), "decode");
-        t.addSink(DecodeOutputs.SWITCHES, topic(config, SwapstreamConfig.CONTEXT_SWITCHES), keys,
-                serdes.serde(ContextSwitch.class, config).serializer(), new SessionPartitioner<>(), "decode");
-        t.addSink(DecodeOutputs.THREADS, topic(config, SwapstreamConfig.THREADS), keys,
-                serdes.serde(ThreadInfo.class, config).serializer(), new SessionPartitioner<>(), "decode");
-        t.addSink(DecodeOutputs.SESSIONS, topic(config, SwapstreamConfig.SESSIONS), keys,
-                serdes.serde(TraceSession.class, config).serializer(), new SessionPartitioner<>(), "decode");
-        t.addSink(DecodeOutputs.DEAD_LETTERS, topic(config, SwapstreamConfig.DEAD_LETTERS), keys,
-                Serdes.ByteArray().serializer(), "decode");
-        return t;
+    public static void build(StreamsBuilder builder, DecodeSettings settings) {
+        DecodeTopics topics = settings.topics();
+        DecodeStores.addTo(builder);
+        // the session's buffers, in order, decoded by one processor per task with the session's state
+        KStream<String, Object> decoded = builder.stream(topics.raw().name(), topics.raw().consumed().withName("raw-buffers"))
+                .process(() -> new DecodeProcessor(settings), Named.as("decode"), DecodeStores.NAMES);
+        // each output to its own sink by name, as DecodeOutputs forwards it
+        topics.batches().sinkOf(decoded, DecodeOutputs.BATCHES);
+        topics.switches().sinkOf(decoded, DecodeOutputs.SWITCHES);
+        topics.threads().sinkOf(decoded, DecodeOutputs.THREADS);
+        topics.sessions().sinkOf(decoded, DecodeOutputs.SESSIONS);
+        topics.deadLetters().sinkOf(decoded, DecodeOutputs.DEAD_LETTERS);
     }
 }

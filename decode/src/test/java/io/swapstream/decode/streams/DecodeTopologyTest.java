@@ -404,7 +404,9 @@ class DecodeTopologyTest {
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "decode-test-" + state);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve(state).toString());
-        return new TopologyTestDriver(DecodeTopology.build(new java.util.HashMap<>(config)), p);
+        org.apache.kafka.streams.StreamsBuilder builder = new org.apache.kafka.streams.StreamsBuilder();
+        DecodeTopology.build(builder, DecodeSettings.from(config));
+        return new TopologyTestDriver(builder.build(), p);
     }
 
     static TestInputTopic<String, byte[]> rawBuffers(TopologyTestDriver driver) {

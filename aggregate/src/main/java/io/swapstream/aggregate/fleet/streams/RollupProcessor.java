@@ -70,14 +70,13 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     private Sensor windowsClosed;
     private StageSensors sensors;
 
-    RollupProcessor(FleetGroup.Kind kind, RollupTopology.StoreNames names, long graceMs, int keepWindows, long retentionMs, RowMaker<V> rows,
-                    RollupControl control) {
+    RollupProcessor(FleetGroup.Kind kind, RollupTopology.StoreNames names, RollupSettings settings, RowMaker<V> rows, RollupControl control) {
         this.control = control;
         this.kind = kind;
         this.names = names;
-        this.graceMs = graceMs;
-        this.keepWindows = keepWindows;
-        this.retentionMs = retentionMs;
+        this.graceMs = settings.graceMs();
+        this.keepWindows = settings.keepWindows();
+        this.retentionMs = settings.retentionMs();
         this.rows = rows;
     }
 

@@ -4,19 +4,12 @@ import static io.swapstream.schemas.SwapstreamConfig.topic;
 
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.schemas.SessionPartitioner;
-import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.HostStats;
-import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.serde.RecordSerdeFactory;
-import java.util.Map;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.Stores;
 
@@ -47,43 +40,29 @@ public final class RollupTopology {
         return RollupProcessor.groupKey(windowStart, name);
     }
 
-    public static void build(StreamsBuilder builder, Map<String, ?> config) {
-        build(builder, config, null);
-    }
-
     /** @param control {@code run}'s end of input, or null for a service */
-    public static void build(StreamsBuilder builder, Map<String, ?> config, RollupControl control) {
-        long graceMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_GRACE_MS, SwapstreamConfig.DEFAULT_ROLLUP_GRACE_MS);
-        int keep = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_KEEP_WINDOWS, SwapstreamConfig.DEFAULT_ROLLUP_KEEP_WINDOWS);
-        if (graceMs < 1) throw new IllegalArgumentException(SwapstreamConfig.ROLLUP_GRACE_MS + " must be at least 1");
-        if (keep < 1) throw new IllegalArgumentException(SwapstreamConfig.ROLLUP_KEEP_WINDOWS + " must be at least 1");
-        long retentionMs = SwapstreamConfig.sessionRetentionMs(config);
-        RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
-        Serde<ThreadStats> rowSerde = serdes.serde(ThreadStats.class, config);
-        Serde<ProcessStats> processSerde = serdes.serde(ProcessStats.class, config);
-        Serde<HostStats> hostSerde = serdes.serde(HostStats.class, config);
-        addStores(builder, PROCESSES, processSerde);
-        addStores(builder, HOSTS, hostSerde);
+    public static void build(StreamsBuilder builder, RollupSettings settings, RollupControl control) {
+        Serde<ThreadStats> rowSerde = settings.rows().valueSerde();
+        addStores(builder, PROCESSES, settings.processes().valueSerde());
+        addStores(builder, HOSTS, settings.hosts().valueSerde());
         // only final window rows: a whole-session row's key ends with its thread, a window's with its start
-        KStream<String, ThreadStats> rows = builder.stream(topic(config, SwapstreamConfig.THREAD_STATS), Consumed.with(Serdes.String(), rowSerde))
+        KStream<String, ThreadStats> rows = builder.stream(settings.rows().name(), settings.rows().consumed())
                 .filter((k, v) -> v != null && v.getFinal$() && k.endsWith("/" + v.getWindowStartNanos()), Named.as("final-window-rows"))
                 .mapValues(FleetGroup::slim, Named.as("slim-rows"));
         rows.selectKey((k, v) -> rowKey(FleetGroup.nameOf(FleetGroup.Kind.PROCESS, v), v.getWindowStartNanos()), Named.as("by-process-name"))
                 .repartition(Repartitioned.<String, ThreadStats>as("by-process").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()))
-                .process(() -> new RollupProcessor<>(FleetGroup.Kind.PROCESS, PROCESSES, graceMs, keep, retentionMs,
+                .process(() -> new RollupProcessor<>(FleetGroup.Kind.PROCESS, PROCESSES, settings,
                                 (g, name, start, end) -> g.toProcessStats(name, start, end, true), control),
                         Named.as("rollup-processes"), PROCESSES.groups(), PROCESSES.windows(), PROCESSES.latest())
-                .to(topic(config, SwapstreamConfig.PROCESS_STATS), Produced.with(Serdes.String(), processSerde)
-                        .withStreamPartitioner(new SessionPartitioner<>()));
+                .to(settings.processes().name(), settings.processes().produced());
         rows.selectKey((k, v) -> rowKey(v.getHost(), v.getWindowStartNanos()), Named.as("by-host-name"))
                 .repartition(Repartitioned.<String, ThreadStats>as("by-host").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()))
-                .process(() -> new RollupProcessor<>(FleetGroup.Kind.HOST, HOSTS, graceMs, keep, retentionMs,
+                .process(() -> new RollupProcessor<>(FleetGroup.Kind.HOST, HOSTS, settings,
                                 (g, name, start, end) -> g.toHostStats(name, start, end, true), control),
                         Named.as("rollup-hosts"), HOSTS.groups(), HOSTS.windows(), HOSTS.latest())
-                .to(topic(config, SwapstreamConfig.HOST_STATS), Produced.with(Serdes.String(), hostSerde)
-                        .withStreamPartitioner(new SessionPartitioner<>()));
+                .to(settings.hosts().name(), settings.hosts().produced());
     }
 
     private static <V> void addStores(StreamsBuilder builder, StoreNames s, Serde<V> rowSerde) {

@@ -42,7 +42,7 @@ class RollupTopologyTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
         StreamsBuilder b = new StreamsBuilder();
-        RollupTopology.build(b, Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(graceMs)));
+        RollupTopology.build(b, RollupSettings.from(Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(graceMs))), null);
         return new TopologyTestDriver(b.build(), p);
     }
 

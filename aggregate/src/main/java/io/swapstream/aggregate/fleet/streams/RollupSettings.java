@@ -1,0 +1,37 @@
+package io.swapstream.aggregate.fleet.streams;
+
+import static io.swapstream.schemas.SwapstreamConfig.topic;
+
+import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.serde.RecordSerdeFactory;
+import io.swapstream.stage.Topic;
+import java.util.Map;
+
+/**
+ * The rollup stage's settings, read and checked once from the Streams configuration.
+ *
+ * @param graceMs     a window's roll-up waits this long past its end (rows' time) or without a row (wall clock)
+ * @param keepWindows closed windows the query stores keep
+ * @param retentionMs how long closed windows are remembered (a row for one after that opens it again)
+ * @param rows        the aggregate's rows, read
+ * @param processes   the per-process roll-ups, written
+ * @param hosts       the per-host roll-ups, written
+ */
+public record RollupSettings(long graceMs, int keepWindows, long retentionMs, Topic<ThreadStats> rows, Topic<ProcessStats> processes,
+                             Topic<HostStats> hosts) {
+
+    public static RollupSettings from(Map<String, ?> config) {
+        long graceMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_GRACE_MS, SwapstreamConfig.DEFAULT_ROLLUP_GRACE_MS);
+        int keep = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_KEEP_WINDOWS, SwapstreamConfig.DEFAULT_ROLLUP_KEEP_WINDOWS);
+        if (graceMs < 1) throw new IllegalArgumentException(SwapstreamConfig.ROLLUP_GRACE_MS + " must be at least 1");
+        if (keep < 1) throw new IllegalArgumentException(SwapstreamConfig.ROLLUP_KEEP_WINDOWS + " must be at least 1");
+        RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
+        return new RollupSettings(graceMs, keep, SwapstreamConfig.sessionRetentionMs(config),
+                Topic.of(topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config)),
+                Topic.of(topic(config, SwapstreamConfig.PROCESS_STATS), serdes.serde(ProcessStats.class, config)),
+                Topic.of(topic(config, SwapstreamConfig.HOST_STATS), serdes.serde(HostStats.class, config)));
+    }
+}
