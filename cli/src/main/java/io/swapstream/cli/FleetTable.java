@@ -2,7 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
-import io.swapstream.schemas.serde.AvroJson;
+import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,7 +36,7 @@ final class FleetTable {
             r.put("readySketch", null);
             r.put("runSketch", null);
         }
-        return AvroJson.toJson(r);
+        return RecordJson.toJson(r);
     }
 
     static void writeProcesses(PrintWriter out, List<ProcessStats> rows, boolean jsonLines) {

@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.decode.FileInventory;
+import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,7 +33,7 @@ final class InspectCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         Integer override = Options.maxWaitReason(maxWaitReason);
-        ObjectMapper json = new ObjectMapper();
+        ObjectMapper json = RecordJson.MAPPER;
         int status = 0;
         for (Path f : files) {
             FileInventory inv;

@@ -2,7 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.serde.AvroJson;
+import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -28,7 +28,7 @@ final class StatsTable {
             print(out, rows, windowed);
             return;
         }
-        for (ThreadStats t : rows) out.println(AvroJson.toJson(t));
+        for (ThreadStats t : rows) out.println(RecordJson.toJson(t));
     }
 
     static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {

@@ -1,8 +1,12 @@
 package io.swapstream.cli;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.schemas.json.RecordJson;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -34,11 +38,20 @@ final class SwitchesCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         // buffered separately: millions of rows go through here
         StringBuilder line = new StringBuilder(512);
+        JsonGenerator json = RecordJson.generator(out);
         Consumer<ContextSwitch> sink = format == Format.csv
                 ? s -> { line.setLength(0); Rows.csv(line, s); out.append(line).append('\n'); }
-                : s -> { line.setLength(0); Rows.json(line, s); out.append(line).append('\n'); };
+                : s -> {
+                    try {
+                        Rows.json(json, s);
+                        json.writeRaw('\n');
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                };
         if (format == Format.csv) out.println(String.join(",", ContextSwitch.FIELDS));
         SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), override, sink, null);
+        json.flush();
         out.flush();
         Options.reportExpansion(spec, file, d.counters());
         return 0;

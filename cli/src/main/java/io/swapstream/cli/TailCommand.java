@@ -8,7 +8,7 @@ import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
-import io.swapstream.schemas.serde.AvroJson;
+import io.swapstream.schemas.json.RecordJson;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -153,24 +153,21 @@ final class TailCommand implements Callable<Integer> {
     }
 
     private static <T extends SpecificRecord> Function<ConsumerRecord<String, byte[]>, String> avro(Deserializer<T> d) {
-        return r -> r.value() == null ? null : decoded(r, () -> AvroJson.toJson((org.apache.avro.generic.GenericRecord) d.deserialize(r.topic(), r.value())));
+        return r -> r.value() == null ? null : decoded(r, () -> RecordJson.toJson((org.apache.avro.generic.GenericRecord) d.deserialize(r.topic(), r.value())));
     }
 
     private Function<ConsumerRecord<String, byte[]>, String> batches(Deserializer<SwitchBatch> d) {
         return r -> r.value() == null ? null : decoded(r, () -> {
             SwitchBatch b = d.deserialize(r.topic(), r.value());
-            if (stored) return AvroJson.toJson(SwitchBatchSerde.toAvro(b));
-            StringBuilder s = new StringBuilder();
-            if (!rows) {
-                Rows.columns(s, b);
-                return s.toString();
-            }
-            for (int i = 0; i < b.count(); i++) {
-                if (i > 0) s.append('\n');
-                ContextSwitch row = b.row(i);
-                Rows.json(s, row);
-            }
-            return b.count() == 0 ? null : s.toString();
+            if (stored) return RecordJson.toJson(SwitchBatchSerde.toAvro(b));
+            if (!rows) return RecordJson.toJson(g -> Rows.columns(g, b));
+            if (b.count() == 0) return null;
+            return RecordJson.toJson(g -> {
+                for (int i = 0; i < b.count(); i++) {
+                    if (i > 0) g.writeRaw('\n');
+                    Rows.json(g, b.row(i));
+                }
+            });
         });
     }
 
@@ -178,29 +175,29 @@ final class TailCommand implements Callable<Integer> {
         try {
             return json.get();
         } catch (SerializationException e) {
-            StringBuilder b = new StringBuilder("{\"undecodable\":");
-            AvroJson.string(b, e.getMessage());
-            b.append(",\"partition\":").append(r.partition()).append(",\"offset\":").append(r.offset()).append('}');
-            return b.toString();
+            return RecordJson.toJson(g -> {
+                g.writeStartObject();
+                g.writeStringField("undecodable", e.getMessage());
+                g.writeNumberField("partition", r.partition());
+                g.writeNumberField("offset", r.offset());
+                g.writeEndObject();
+            });
         }
     }
 
     /** A raw buffer or dead letter: its key, place, headers and size; the bytes themselves are binary. */
     private static String raw(ConsumerRecord<String, byte[]> r) {
-        StringBuilder b = new StringBuilder("{\"key\":");
-        if (r.key() == null) b.append("null");
-        else AvroJson.string(b, r.key());
-        b.append(",\"partition\":").append(r.partition()).append(",\"offset\":").append(r.offset()).append(",\"headers\":{");
-        boolean first = true;
-        for (Header h : r.headers()) {
-            if (!first) b.append(',');
-            first = false;
-            AvroJson.string(b, h.key());
-            b.append(':');
-            AvroJson.string(b, new String(h.value(), StandardCharsets.UTF_8));
-        }
-        b.append("},\"bytes\":").append(r.value() == null ? 0 : r.value().length).append('}');
-        return b.toString();
+        return RecordJson.toJson(g -> {
+            g.writeStartObject();
+            g.writeStringField("key", r.key());
+            g.writeNumberField("partition", r.partition());
+            g.writeNumberField("offset", r.offset());
+            g.writeObjectFieldStart("headers");
+            for (Header h : r.headers()) g.writeStringField(h.key(), new String(h.value(), StandardCharsets.UTF_8));
+            g.writeEndObject();
+            g.writeNumberField("bytes", r.value() == null ? 0 : r.value().length);
+            g.writeEndObject();
+        });
     }
 
     private static String position(ConsumerRecord<String, byte[]> r) {
@@ -211,12 +208,14 @@ final class TailCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             return raw(r);
         }
-        StringBuilder b = new StringBuilder("{\"session\":");
-        AvroJson.string(b, r.key());
-        b.append(",\"path\":");
-        AvroJson.string(b, p.path());
-        b.append(",\"nextIndex\":").append(p.nextIndex()).append(",\"offset\":").append(p.offset())
-                .append(",\"ended\":").append(p.ended()).append('}');
-        return b.toString();
+        return RecordJson.toJson(g -> {
+            g.writeStartObject();
+            g.writeStringField("session", r.key());
+            g.writeStringField("path", p.path());
+            g.writeNumberField("nextIndex", p.nextIndex());
+            g.writeNumberField("offset", p.offset());
+            g.writeBooleanField("ended", p.ended());
+            g.writeEndObject();
+        });
     }
 }

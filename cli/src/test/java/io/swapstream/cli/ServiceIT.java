@@ -12,7 +12,7 @@ import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.serde.AvroJson;
+import io.swapstream.schemas.json.RecordJson;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -116,7 +116,7 @@ class ServiceIT {
         Map<Integer, JsonNode> rows = new HashMap<>();
         // the API's rows are the topic's without their sketch bytes
         for (ThreadStats t : s.wholeSession()) {
-            rows.put(t.getThreadId(), JSON.readTree(AvroJson.toJson(ThreadStats.newBuilder(t).setWaitSketch(null).setReadySketch(null)
+            rows.put(t.getThreadId(), JSON.readTree(RecordJson.toJson(ThreadStats.newBuilder(t).setWaitSketch(null).setReadySketch(null)
                     .setRunSketch(null).build())));
         }
         offline.put(d.session().session(), rows);

@@ -3,6 +3,7 @@ package io.swapstream.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -24,7 +25,7 @@ import org.apache.kafka.streams.StreamsMetadata;
  * and a query asked of one over HTTP(S), with the client's credentials passed on.
  */
 public final class Peers {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = RecordJson.MAPPER;
     private final KafkaStreams streams;
     private final String self;
     private final String scheme;

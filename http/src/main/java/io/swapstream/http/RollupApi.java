@@ -1,13 +1,14 @@
 package io.swapstream.http;
 
-import io.swapstream.schemas.RecordFields;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.json.RecordJson;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,7 +30,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * own top N and merges. Sketch bytes are left out unless {@code sketches=true}.
  */
 public final class RollupApi {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = RecordJson.MAPPER;
 
     /** One kind of roll-up: its path, store, name field and numeric fields. */
     private record Kind(String path, String store, String nameField, Schema schema, List<String> sortable) {}
@@ -137,7 +138,7 @@ public final class RollupApi {
             while (it.hasNext()) {
                 var kv = it.next();
                 if (name != null && !kv.key.substring(kv.key.indexOf('/') + 1).equals(name)) continue;
-                ObjectNode row = (ObjectNode) JSON.readTree(io.swapstream.schemas.serde.AvroJson.toJson(kv.value));
+                ObjectNode row = RecordJson.toTree(kv.value);
                 if (!sketches) row.remove(List.of("waitSketch", "readySketch", "runSketch"));
                 out.add(row);
             }

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -25,6 +26,11 @@ public final class StageHttp implements AutoCloseable {
     public record Response(int status, String contentType, byte[] body, String etag) {
         Response(int status, String contentType, byte[] body) {
             this(status, contentType, body, null);
+        }
+
+        /** The one error shape: {@code {"error": "..."}}. */
+        public static Response error(int status, String message) {
+            return json(status, RecordJson.MAPPER.createObjectNode().put("error", message == null ? "" : message).toString());
         }
 
         static Response json(int status, String json) {
@@ -160,7 +166,8 @@ public final class StageHttp implements AutoCloseable {
     public StageHttp standard(KafkaStreams streams, StageMetrics metrics) {
         route("/health", request -> {
             KafkaStreams.State s = streams.state();
-            return Response.json(s == KafkaStreams.State.RUNNING ? 200 : 503, "{\"state\":\"" + s + "\"}");
+            return Response.json(s == KafkaStreams.State.RUNNING ? 200 : 503,
+                    RecordJson.MAPPER.createObjectNode().put("state", s.toString()).toString());
         });
         route("/metrics", request -> new Response(200, "text/plain; version=0.0.4; charset=utf-8",
                 metrics.scrape().getBytes(StandardCharsets.UTF_8)));
@@ -212,9 +219,9 @@ public final class StageHttp implements AutoCloseable {
                         exchange.getRequestHeaders().getFirst("Authorization")));
             }
         } catch (HttpProblem e) {
-            r = Response.json(e.status, "{\"error\":" + quote(e.getMessage()) + "}");
+            r = Response.error(e.status, e.getMessage());
         } catch (Exception e) {
-            r = Response.json(500, "{\"error\":" + quote(describe.apply(e)) + "}");
+            r = Response.error(500, describe.apply(e));
         }
         exchange.getResponseHeaders().set("Content-Type", r.contentType());
         if (r.etag() != null) {
@@ -241,12 +248,6 @@ public final class StageHttp implements AutoCloseable {
             m.put(k, v);
         }
         return m;
-    }
-
-    static String quote(String s) {
-        StringBuilder b = new StringBuilder();
-        io.swapstream.schemas.serde.AvroJson.string(b, s == null ? "" : s);
-        return b.toString();
     }
 
     @Override

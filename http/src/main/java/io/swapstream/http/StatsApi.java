@@ -6,20 +6,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.ThreadStatsFields;
-import io.swapstream.aggregate.streams.RowIndexes;
 import io.swapstream.aggregate.streams.AggregateTopology;
-import io.swapstream.schemas.SessionPartitioner;
+import io.swapstream.aggregate.streams.RowIndexes;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
-import io.swapstream.schemas.serde.AvroJson;
+import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -27,9 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -43,7 +34,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * holds the answer gets a 304 until a row changes.
  */
 public final class StatsApi {
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = RecordJson.MAPPER;
     private final KafkaStreams streams;
     private final RowIndexes indexes;
     private final String self;
@@ -175,7 +166,7 @@ public final class StatsApi {
             if (json == null) {
                 ThreadStats row = stats.get(h.storeKey());
                 if (row == null) continue; // removed since it was selected
-                json = AvroJson.toJson(row).getBytes(StandardCharsets.UTF_8);
+                json = RecordJson.toJson(row).getBytes(StandardCharsets.UTF_8);
                 h.keepJson(json);
             }
             if (!first) out.write(',');
@@ -292,12 +283,12 @@ public final class StatsApi {
         try (KeyValueIterator<String, ThreadStats> it = stats.prefixScan(session + "/w/", new StringSerializer())) {
             while (it.hasNext()) {
                 var kv = it.next();
-                if (kv.key.endsWith(suffix)) windows.add(JSON.readTree(AvroJson.toJson(kv.value)));
+                if (kv.key.endsWith(suffix)) windows.add(RecordJson.toTree(kv.value));
             }
         }
         if (whole == null && windows.isEmpty()) return null;
         ObjectNode n = JSON.createObjectNode();
-        n.set("whole", whole == null ? null : JSON.readTree(AvroJson.toJson(whole)));
+        n.set("whole", whole == null ? null : RecordJson.toTree(whole));
         n.set("windows", windows);
         // the thread ran before the oldest window kept: its earlier windows left the store (the topic has them)
         long oldestKept = oldestWindowKept(stats, session);
