@@ -5,8 +5,6 @@ import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.streams.DecodeTopology;
-import io.swapstream.etw.BufferFiller;
-import io.swapstream.etw.EtlReader;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -26,16 +24,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -111,22 +104,22 @@ final class BenchCommand implements Callable<Integer> {
                 String rollupFigures;
                 Map<String, Double> cpuBefore = Map.of();
                 Map<String, Double> cpuRounds = Map.of();
-                Map<String, TopicBytes> topicBytes = Map.of();
+                Map<String, BenchMeasures.TopicBytes> topicBytes = Map.of();
                 Map<String, List<CompressionTrial.Result>> codecs = new java.util.LinkedHashMap<>();
                 try (Pipeline pipeline = Pipeline.start(bootstrap, "bench-" + prefix, work.resolve("state"), prefix, 4, (short) 1,
                         60_000_000_000L, SwapstreamConfig.DEFAULT_AGGREGATE_EMIT_INTERVAL_MS, Map.of())) {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
-                    startSecs = secs(started);
-                    cpuBefore = cpuByThreadGroup();
+                    startSecs = BenchMeasures.secs(started);
+                    cpuBefore = BenchMeasures.cpuByThreadGroup();
                     for (int r = 0; r < rounds; r++) {
                         runs.add(round(bootstrap, prefix, pipeline, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
                         err.printf("bench: pipeline round %d done%n", r + 1);
                         err.flush();
                     }
-                    cpuRounds = minus(cpuByThreadGroup(), cpuBefore);
-                    topicBytes = bytesByTopic(bootstrap, prefix);
+                    cpuRounds = BenchMeasures.minus(BenchMeasures.cpuByThreadGroup(), cpuBefore);
+                    topicBytes = BenchMeasures.bytesByTopic(bootstrap, prefix);
                     for (String topic : List.of(SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.THREAD_STATS)) {
-                        codecs.put(topic, CompressionTrial.run(bootstrap, consumerConfig(bootstrap), CompressionTrial.values(consumerConfig(bootstrap),
+                        codecs.put(topic, CompressionTrial.run(bootstrap, BenchMeasures.consumerConfig(bootstrap), CompressionTrial.values(BenchMeasures.consumerConfig(bootstrap),
                                 prefix + topic, "bench-r" + rounds + ":"), SwapstreamConfig.MAX_MESSAGE_BYTES));
                     }
                     rollupFigures = rollup(bootstrap, prefix, work.resolve("state").resolve("rollup"), timeoutMs, runs);
@@ -136,13 +129,13 @@ final class BenchCommand implements Callable<Integer> {
                     }
                 }
                 Pipeline.Times p = runs.get(rounds - 1);
-                Ceiling raw = ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
-                Ceiling batches = ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
+                BenchMeasures.Ceiling raw = BenchMeasures.ceiling(bootstrap, p.rawRecords(), p.rawBytes(), "raw", BufferPublisher.COMPRESSION, trace);
+                BenchMeasures.Ceiling batches = BenchMeasures.ceiling(bootstrap, p.batchRecords(), p.batchBytes(), "batches", StageConfig.COMPRESSION, null);
                 print(out, trace, bytes, offline, startSecs, runs, raw, batches);
                 long allSwitches = offline.get(0).switches() * rounds;
                 out.printf("bytes a switch each topic holds after the rounds, in the broker's log and as record values (%d switches in all):%n",
                         allSwitches);
-                topicBytes.entrySet().stream().sorted(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(TopicBytes::log).reversed()))
+                topicBytes.entrySet().stream().sorted(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(BenchMeasures.TopicBytes::log).reversed()))
                         .forEach(e -> out.printf("  %-70s %10.1f MiB %7.2f B/switch  (values %7.2f B/switch)%n", e.getKey(),
                                 e.getValue().log() / 1048576.0, (double) e.getValue().log() / allSwitches, (double) e.getValue().values() / allSwitches));
                 long roundSwitches = offline.get(0).switches();
@@ -175,7 +168,7 @@ final class BenchCommand implements Callable<Integer> {
     private static String rollup(String bootstrap, String prefix, Path state, long timeoutMs, List<Pipeline.Times> runs) throws Exception {
         long windowRows = 0;
         long allRows = 0;
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(consumerConfig(bootstrap), new StringDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(BenchMeasures.consumerConfig(bootstrap), new StringDeserializer(), new ByteArrayDeserializer())) {
             String topic = prefix + SwapstreamConfig.THREAD_STATS;
             List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
             c.assign(parts);
@@ -197,45 +190,13 @@ final class BenchCommand implements Callable<Integer> {
         Map<String, String> grace = Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(Duration.ofDays(1).toMillis()));
         try (RollupRun rollup = RollupRun.start(bootstrap, appId, state, prefix, 4, (short) 1, grace, deadline, true)) {
             rollup.awaitTaken(windowRows, deadline);
-            double secs = secs(t0);
-            double cpu = threadCpu(appId + "-rollup-");
+            double secs = BenchMeasures.secs(t0);
+            double cpu = BenchMeasures.threadCpu(appId + "-rollup-");
             double aggregateCpu = runs.stream().mapToDouble(Pipeline.Times::aggregateCpuSecs).sum();
             return String.format("rollup stage: %d final thread-window rows (each into both roll-ups) in %.2f s, %.0f rows/s, %.1f µs CPU a row"
                     + " (its stream thread; its start included); the aggregate's stream thread: %.1f µs CPU a row it wrote (%d rows, windows and whole-session)",
                     windowRows, secs, windowRows / secs, cpu / windowRows * 1e6, aggregateCpu / allRows * 1e6, allRows);
         }
-    }
-
-    /** CPU seconds so far of the live threads, by name with its digits as N: the broker's request handlers together, say. */
-    static Map<String, Double> cpuByThreadGroup() {
-        var mx = ManagementFactory.getThreadMXBean();
-        Map<String, Double> out = new HashMap<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            long ns = mx.getThreadCpuTime(t.getId());
-            if (ns > 0) out.merge(t.getName().replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "ID").replaceAll("[0-9]+", "N"), ns / 1e9, Double::sum);
-        }
-        return out;
-    }
-
-    static Map<String, Double> minus(Map<String, Double> after, Map<String, Double> before) {
-        Map<String, Double> out = new HashMap<>();
-        after.forEach((k, v) -> out.put(k, v - before.getOrDefault(k, 0.0)));
-        return out;
-    }
-
-    /** The bytes of every topic of the run: the pipeline's and its stages' changelogs and repartition topics. */
-    /** A topic's bytes: in the brokers' logs (after compression, with Kafka's batch headers), and its records' values. */
-    record TopicBytes(long log, long values) {}
-
-    static Map<String, TopicBytes> bytesByTopic(String bootstrap, String prefix) throws Exception {
-        Map<String, TopicBytes> out = new HashMap<>();
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            List<String> topics = admin.listTopics().names().get().stream()
-                    .filter(t -> t.startsWith(prefix) || t.startsWith("bench-" + prefix)).toList();
-            Map<String, Long> log = CompressionTrial.logBytes(admin, topics);
-            for (String topic : topics) out.put(topic, new TopicBytes(log.getOrDefault(topic, 0L), topicSize(bootstrap, topic, null).bytes()));
-        }
-        return out;
     }
 
     /** The offline figures, and its whole-session rows: threads and switch-ins, what each pipeline round must match. */
@@ -245,70 +206,36 @@ final class BenchCommand implements Callable<Integer> {
         long[] n = {0};
         long t0 = System.nanoTime();
         SessionDecoder.decodeBatches(trace, "bench", null, b -> n[0] += b.count(), null);
-        double decodeSecs = secs(t0);
+        double decodeSecs = BenchMeasures.secs(t0);
         SessionStatistics stats = new SessionStatistics(60_000_000_000L);
         t0 = System.nanoTime();
         SessionDecoder.decodeBatches(trace, "bench", null, stats::accept, null);
         List<ThreadStats> whole = stats.wholeSession();
         stats.windowed();
-        double statsSecs = secs(t0);
+        double statsSecs = BenchMeasures.secs(t0);
         return new Offline(n[0], decodeSecs, statsSecs, whole.size(), whole.stream().mapToLong(ThreadStats::getSwitchInCount).sum());
-    }
-
-    /** CPU seconds so far of the live threads whose names hold {@code part}. */
-    static double threadCpu(String part) {
-        var mx = ManagementFactory.getThreadMXBean();
-        double s = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().contains(part)) s += Math.max(0, mx.getThreadCpuTime(t.getId())) / 1e9;
-        }
-        return s;
-    }
-
-    /**
-     * The JVM's CPU seconds, compile time and collection time so far: a round's figures, with the
-     * broker's, show where the two cores went besides the two stage threads.
-     */
-    record JvmCpu(double cpuSecs, double compileSecs, double gcSecs) {
-        static JvmCpu now() {
-            double cpu = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-                    ? os.getProcessCpuTime() / 1e9 : 0;
-            var jit = ManagementFactory.getCompilationMXBean();
-            double compile = jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() / 1e3 : 0;
-            double gc = 0;
-            for (var g : ManagementFactory.getGarbageCollectorMXBeans()) gc += Math.max(0, g.getCollectionTime()) / 1e3;
-            return new JvmCpu(cpu, compile, gc);
-        }
-
-        JvmCpu minus(JvmCpu o) {
-            return new JvmCpu(cpuSecs - o.cpuSecs, compileSecs - o.compileSecs, gcSecs - o.gcSecs);
-        }
-    }
-
-    static double secs(long since) {
-        return (System.nanoTime() - since) / 1e9;
     }
 
     /** One session through the running pipeline: ingest, decode, aggregate, and when each was done. */
     Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, String host, Path trace, long timeoutMs, Offline expected) throws Exception {
-        JvmCpu before = JvmCpu.now();
-        double decodeCpu0 = threadCpu("bench-" + prefix + "-decode-");
-        double aggregateCpu0 = threadCpu("bench-" + prefix + "-aggregate-");
+        BenchMeasures.JvmCpu before = BenchMeasures.JvmCpu.now();
+        double decodeCpu0 = BenchMeasures.threadCpu("bench-" + prefix + "-decode-");
+        double aggregateCpu0 = BenchMeasures.threadCpu("bench-" + prefix + "-aggregate-");
         long t0 = System.nanoTime();
         BufferPublisher.Published published;
         try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
             published = publisher.publish(trace, host, null, null);
         }
-        double ingested = secs(t0);
+        double ingested = BenchMeasures.secs(t0);
         long deadline = t0 + timeoutMs * 1_000_000L;
         while (!ended(pipeline.decode, DecodeTopology.PROGRESS_STORE, published.session(), true)) pause(deadline);
-        double decoded = secs(t0);
-        double decodeCpu = threadCpu("bench-" + prefix + "-decode-") - decodeCpu0;
+        double decoded = BenchMeasures.secs(t0);
+        double decodeCpu = BenchMeasures.threadCpu("bench-" + prefix + "-decode-") - decodeCpu0;
         while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
-        double aggregated = secs(t0);
-        double aggregateCpu = threadCpu("bench-" + prefix + "-aggregate-") - aggregateCpu0;
-        JvmCpu used = JvmCpu.now().minus(before);
-        TopicSize batches = topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES, batchesReadTo);
+        double aggregated = BenchMeasures.secs(t0);
+        double aggregateCpu = BenchMeasures.threadCpu("bench-" + prefix + "-aggregate-") - aggregateCpu0;
+        BenchMeasures.JvmCpu used = BenchMeasures.JvmCpu.now().minus(before);
+        BenchMeasures.TopicSize batches = BenchMeasures.topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES, batchesReadTo);
         batchesReadTo = batches.end();
         // a stage that stopped after its store had the session's end would still have been timed: its rows tell
         checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
@@ -328,7 +255,7 @@ final class BenchCommand implements Callable<Integer> {
     private static void checkFinalRows(String bootstrap, String prefix, String session, Offline expected, Pipeline pipeline,
                                        long deadline) {
         Map<Integer, Long> whole = new HashMap<>();
-        Pipeline.readFinalRows(consumerConfig(bootstrap), prefix, Map.of(session, (int) expected.threads()), pipeline.aggregate,
+        Pipeline.readFinalRows(BenchMeasures.consumerConfig(bootstrap), prefix, Map.of(session, (int) expected.threads()), pipeline.aggregate,
                 deadline, (t, wholeSession) -> {
                     if (wholeSession) whole.put(t.getThreadId(), t.getSwitchInCount());
                 });
@@ -349,95 +276,8 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Records and bytes (uncompressed values) of a topic, and the offsets they end at. */
-    record TopicSize(long records, long bytes, Map<TopicPartition, Long> end) {}
-
-    /** A topic's records read back committed: from {@code from}, or all when it is null. */
-    static TopicSize topicSize(String bootstrap, String topic, Map<TopicPartition, Long> from) {
-        Map<String, Object> c = consumerConfig(bootstrap);
-        long records = 0;
-        long bytes = 0;
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(parts);
-            if (from == null) consumer.seekToBeginning(parts);
-            else parts.forEach(p -> consumer.seek(p, from.getOrDefault(p, 0L)));
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    records++;
-                    bytes += r.value() == null ? 0 : r.value().length; // a changelog's tombstones have none
-                }
-            }
-            return new TopicSize(records, bytes, end);
-        }
-    }
-
-    static Map<String, Object> consumerConfig(String bootstrap) {
-        Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
-        return c;
-    }
-
-    record Ceiling(long records, long bytes, String compression, double produceSecs, double consumeSecs) {}
-
-    static double median(double[] v) {
-        double[] s = v.clone();
-        java.util.Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    }
-
-    /**
-     * Kafka alone: the same number of records of the same total size, produced with {@code compression}
-     * (the ingester's for raw buffers, the stages' for batches), 512 KiB batches, in transactions, and
-     * consumed back committed. With {@code trace}, the records are its buffers as the ingester sends them
-     * (they compress as the trace's do); without, half random and half zeros.
-     */
-    static Ceiling ceiling(String bootstrap, long records, long bytes, String name, String compression, Path trace) throws Exception {
-        String topic = "bench-ceiling-" + name + "-" + UUID.randomUUID().toString().substring(0, 6);
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 4, (short) 1)
-                    .configs(Map.of("max.message.bytes", String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES))))).all().get();
-        }
-        Map<String, Object> p = CompressionTrial.producerConfig(bootstrap, topic, compression, SwapstreamConfig.MAX_MESSAGE_BYTES);
-        long t0 = System.nanoTime();
-        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
-            producer.initTransactions();
-            producer.beginTransaction();
-            long[] sent = {0};
-            java.util.function.Consumer<byte[]> send = value -> {
-                producer.send(new ProducerRecord<>(topic, "s" + (sent[0] % 4), value));
-                if (++sent[0] % 2000 == 0) {
-                    producer.commitTransaction();
-                    producer.beginTransaction();
-                }
-            };
-            if (trace != null) {
-                try (EtlReader r = EtlReader.open(trace).framesOnly()) {
-                    while (r.next()) send.accept(BufferFiller.published(r.rawBytes(), r.rawLength(), r.header()));
-                }
-            } else {
-                int size = (int) Math.max(1, bytes / Math.max(1, records));
-                byte[] value = new byte[size];
-                new java.util.Random(1).nextBytes(value);
-                java.util.Arrays.fill(value, size / 2, size, (byte) 0);
-                for (long i = 0; i < records; i++) send.accept(value);
-            }
-            producer.commitTransaction();
-        }
-        double produce = secs(t0);
-        t0 = System.nanoTime();
-        TopicSize read = topicSize(bootstrap, topic, null);
-        double consume = secs(t0);
-        return new Ceiling(read.records(), read.bytes(), compression, produce, consume);
-    }
-
     private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, double startSecs,
-                              List<Pipeline.Times> runs, Ceiling raw, Ceiling batches) {
+                              List<Pipeline.Times> runs, BenchMeasures.Ceiling raw, BenchMeasures.Ceiling batches) {
         long switches = offline.get(0).switches();
         double reference = switches / offline.get(offline.size() - 1).statsSecs();
         out.printf("swapstream bench: %s, %d switches, %.1f MiB, %d processors available%n", trace.getFileName(), switches,
@@ -468,7 +308,7 @@ final class BenchCommand implements Callable<Integer> {
             out.printf("%-50s %9.2f %13s %7s%n", round + "    of which garbage collection (pauses)", p.jvm().gcSecs(), "", "");
         }
         for (var c : List.of(Map.entry("raw buffers", raw), Map.entry("switch batches", batches))) {
-            Ceiling k = c.getValue();
+            BenchMeasures.Ceiling k = c.getValue();
             out.printf("%-50s %9.2f %13.0f %7.2f   (%d records, %.1f MiB, compression %s)%n", "Kafka alone: produce as many " + c.getKey(),
                     k.produceSecs(), switches / k.produceSecs(), switches / k.produceSecs() / reference, k.records(),
                     k.bytes() / 1048576.0, k.compression());
@@ -479,8 +319,8 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("ratio: switches/s over the last round's offline decode + stats%n");
         // one round's offline figure moves by a third from round to round on 2 cores: medians of the later half say more
         int from = runs.size() / 2;
-        double offlineMedian = median(offline.subList(from, offline.size()).stream().mapToDouble(Offline::statsSecs).toArray());
-        double endToEndMedian = median(runs.subList(from, runs.size()).stream().mapToDouble(Pipeline.Times::aggregated).toArray());
+        double offlineMedian = BenchMeasures.median(offline.subList(from, offline.size()).stream().mapToDouble(Offline::statsSecs).toArray());
+        double endToEndMedian = BenchMeasures.median(runs.subList(from, runs.size()).stream().mapToDouble(Pipeline.Times::aggregated).toArray());
         out.printf("rounds %d to %d, medians: offline decode + stats %.2f s, pipeline end to end %.2f s, ratio %.2f%n", from + 1,
                 runs.size(), offlineMedian, endToEndMedian, offlineMedian / endToEndMedian);
         out.printf("pipeline records: %d raw buffers (%.1f MiB), %d switch batches (%.1f MiB, %.0f switches each)%n", p.rawRecords(),
@@ -490,18 +330,8 @@ final class BenchCommand implements Callable<Integer> {
             if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) peakHeap += pool.getPeakUsage().getUsed();
         }
         out.printf("peak heap %.0f MiB (max %.0f MiB); peak RSS %s (broker, both stages and the offline runs in this one JVM)%n",
-                peakHeap / 1048576.0, Runtime.getRuntime().maxMemory() / 1048576.0, peakRss());
+                peakHeap / 1048576.0, Runtime.getRuntime().maxMemory() / 1048576.0, BenchMeasures.peakRss());
         out.flush();
     }
 
-    private static String peakRss() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) return line.substring(6).trim();
-            }
-        } catch (Exception e) {
-            // not Linux
-        }
-        return "unknown";
-    }
 }

@@ -181,7 +181,7 @@ final class Pipeline implements AutoCloseable {
 
     /** When each stage was done, in seconds from the start of ingest, and what went through Kafka. */
     record Times(double ingested, double decoded, double aggregated, long rawRecords, long rawBytes, long batchRecords,
-                 long batchBytes, double decodeCpuSecs, double aggregateCpuSecs, BenchCommand.JvmCpu jvm) {}
+                 long batchBytes, double decodeCpuSecs, double aggregateCpuSecs, BenchMeasures.JvmCpu jvm) {}
 
     @Override
     public void close() {

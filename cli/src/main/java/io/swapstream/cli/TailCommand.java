@@ -3,7 +3,7 @@ package io.swapstream.cli;
 import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.SwitchBatchSerde;
-import io.swapstream.ingest.DirectoryIngest;
+import io.swapstream.ingest.IngestPosition;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -202,9 +202,9 @@ final class TailCommand implements Callable<Integer> {
 
     private static String position(ConsumerRecord<String, byte[]> r) {
         if (r.value() == null) return null;
-        DirectoryIngest.Position p;
+        IngestPosition p;
         try {
-            p = DirectoryIngest.Position.decode(r.value());
+            p = IngestPosition.decode(r.value());
         } catch (RuntimeException e) {
             return raw(r);
         }

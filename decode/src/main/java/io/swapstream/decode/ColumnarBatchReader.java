@@ -14,16 +14,16 @@ final class ColumnarBatchReader {
     private final int[][] exceptionRows = {new int[64]};
 
     /** Reads the record after its header into {@code into} (emptied first) or a new batch. */
-    SwitchBatch read(AvroBinary.Reader r, int length, SwitchBatch into) {
+    SwitchBatch read(AvroBinaryReader r, int length, SwitchBatch into) {
         String session = r.string();
         String host = r.string();
         int n = r.readInt();
         // every row takes at least a byte in the columns of one per row
-        if (n < 0 || n > length) throw new AvroBinary.Malformed("a count of " + n + " rows in " + length + " bytes");
+        if (n < 0 || n > length) throw new MalformedAvroException("a count of " + n + " rows in " + length + " bytes");
         long baseTs = r.readLong();
         long baseNanos = r.readLong();
         long ticksPerSecond = r.readLong();
-        if (ticksPerSecond <= 0) throw new AvroBinary.Malformed("a clock of " + ticksPerSecond + " ticks a second");
+        if (ticksPerSecond <= 0) throw new MalformedAvroException("a clock of " + ticksPerSecond + " ticks a second");
         SwitchBatch b = (into != null ? into : new SwitchBatch(n)).reset(session, host).clock(baseTs, baseNanos, ticksPerSecond);
         b.resize(n);
         if (oldIndex.length < n) {
@@ -68,7 +68,7 @@ final class ColumnarBatchReader {
             if (optional && k == SwitchBatch.NONE) {
                 into[i] = SwitchBatch.NONE;
             } else if (k < 0 || k >= threads) {
-                throw new AvroBinary.Malformed("thread index " + k + " in a dictionary of " + threads);
+                throw new MalformedAvroException("thread index " + k + " in a dictionary of " + threads);
             } else {
                 into[i] = ids[k];
             }
@@ -76,48 +76,48 @@ final class ColumnarBatchReader {
     }
 
     /** Puts the listed rows' values over the rule's. */
-    private void exceptions(AvroBinary.Reader r, long[] column, int n) {
+    private void exceptions(AvroBinaryReader r, long[] column, int n) {
         int k = r.intList(exceptionRows, n);
         int[] rows = exceptionRows[0];
         for (int j = 0; j < k; j++) {
             if (rows[j] < 0 || rows[j] >= n || (j > 0 && rows[j] <= rows[j - 1])) {
-                throw new AvroBinary.Malformed("exception rows not increasing within the batch's " + n + " rows");
+                throw new MalformedAvroException("exception rows not increasing within the batch's " + n + " rows");
             }
         }
         int j = 0;
         for (long c = r.block(); c != 0; c = r.block()) {
-            if (c > k - j) throw new AvroBinary.Malformed("more exception values than rows");
+            if (c > k - j) throw new MalformedAvroException("more exception values than rows");
             for (long y = 0; y < c; y++) column[rows[j++]] = r.index(2) == 0 ? SwitchBatch.NO_TIME : r.readLong();
         }
-        if (j != k) throw new AvroBinary.Malformed("fewer exception values than rows");
+        if (j != k) throw new MalformedAvroException("fewer exception values than rows");
     }
 
-    private void sourceRuns(AvroBinary.Reader r, int[] source, int n) {
+    private void sourceRuns(AvroBinaryReader r, int[] source, int n) {
         int runs = r.intList(exceptionRows, n);
         int[] values = Arrays.copyOf(exceptionRows[0], runs);
-        for (int v : values) if (v < 0 || v >= ColumnarBatchWriter.SOURCES) throw new AvroBinary.Malformed("source symbol " + v);
+        for (int v : values) if (v < 0 || v >= ColumnarBatchWriter.SOURCES) throw new MalformedAvroException("source symbol " + v);
         int got = r.intList(exceptionRows, n);
-        if (got != runs) throw new AvroBinary.Malformed(runs + " run values and " + got + " run lengths");
+        if (got != runs) throw new MalformedAvroException(runs + " run values and " + got + " run lengths");
         int i = 0;
         for (int k = 0; k < runs; k++) {
             int len = exceptionRows[0][k];
-            if (len <= 0 || len > n - i) throw new AvroBinary.Malformed("a run of " + len + " at row " + i + " of " + n);
+            if (len <= 0 || len > n - i) throw new MalformedAvroException("a run of " + len + " at row " + i + " of " + n);
             Arrays.fill(source, i, i + len, values[k]);
             i += len;
         }
-        if (i != n) throw new AvroBinary.Malformed("runs of " + i + " rows in a batch of " + n);
+        if (i != n) throw new MalformedAvroException("runs of " + i + " rows in a batch of " + n);
     }
 
-    private static void pmc(AvroBinary.Reader r, SwitchBatch b, int n, int length) {
+    private static void pmc(AvroBinaryReader r, SwitchBatch b, int n, int length) {
         int bitmap = r.bitmap(n);
         int p = 0;
         int i = 0;
         for (long c = r.block(); c != 0; c = r.block()) {
             for (long y = 0; y < c; y++) {
                 while (i < n && !r.bit(bitmap, i)) b.pmcStart[++i] = p;
-                if (i == n) throw new AvroBinary.Malformed("more counter arrays than the presence bitmap marks");
+                if (i == n) throw new MalformedAvroException("more counter arrays than the presence bitmap marks");
                 for (long k = r.block(); k != 0; k = r.block()) {
-                    if (k > length) throw new AvroBinary.Malformed("a block of " + k + " counters");
+                    if (k > length) throw new MalformedAvroException("a block of " + k + " counters");
                     b.pmcCapacity((int) (p + k));
                     for (long z = 0; z < k; z++) b.pmc[p++] = r.readLong();
                 }
@@ -125,7 +125,7 @@ final class ColumnarBatchReader {
             }
         }
         while (i < n) {
-            if (r.bit(bitmap, i)) throw new AvroBinary.Malformed("fewer counter arrays than the presence bitmap marks");
+            if (r.bit(bitmap, i)) throw new MalformedAvroException("fewer counter arrays than the presence bitmap marks");
             b.pmcStart[++i] = p;
         }
     }

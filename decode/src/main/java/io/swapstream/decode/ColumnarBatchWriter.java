@@ -19,7 +19,7 @@ final class ColumnarBatchWriter {
     static final int MODES = WaitMode.values().length;
     static final int SOURCES = SwitchSource.values().length;
 
-    private final AvroBinary.Writer w = new AvroBinary.Writer();
+    private final AvroBinaryWriter w = new AvroBinaryWriter();
     private final DerivedColumns derived = new DerivedColumns();
     /**
      * The dictionary's open-addressing table: a slot belongs to this batch when its stamp is the

@@ -57,7 +57,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     }
 
     /** The thread records of a batch (the same in every schema). */
-    static void readThreads(AvroBinary.Reader r, SwitchBatch b) {
+    static void readThreads(AvroBinaryReader r, SwitchBatch b) {
         for (long k = r.block(); k != 0; k = r.block()) {
             for (long j = 0; j < k; j++) {
                 String s = r.string();
@@ -86,7 +86,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     public SwitchBatch deserialize(String topic, byte[] data, SwitchBatch into) {
         if (data.length < HEADER.length) throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
         try {
-            AvroBinary.Reader r = new AvroBinary.Reader(data, HEADER.length, data.length);
+            AvroBinaryReader r = new AvroBinaryReader(data, HEADER.length, data.length);
             if (startsWith(data, HEADER)) return reader.get().read(r, data.length, into);
             if (startsWith(data, HEADER_V2)) return readRowCells(r, data, into, false);
             if (startsWith(data, HEADER_V1)) return readRowCells(r, data, into, true);
@@ -98,11 +98,11 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     }
 
     /** A batch of the first two schemas: every column with a cell per row, a union where it may be null. */
-    private static SwitchBatch readRowCells(AvroBinary.Reader r, byte[] data, SwitchBatch into, boolean v1) {
+    private static SwitchBatch readRowCells(AvroBinaryReader r, byte[] data, SwitchBatch into, boolean v1) {
         String session = r.string();
         String host = r.string();
         int n = r.readInt();
-        if (n < 0 || n > data.length) throw new AvroBinary.Malformed("a count of " + n + " rows in " + data.length + " bytes");
+        if (n < 0 || n > data.length) throw new MalformedAvroException("a count of " + n + " rows in " + data.length + " bytes");
         SwitchBatch b = (into != null ? into : new SwitchBatch(n)).reset(session, host);
         b.resize(n);
         r.ints(b.cpu, n);
@@ -122,7 +122,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             b.pmcStart[i] = p[0];
             if (r.index(2) == 1) {
                 for (long c = r.block(); c != 0; c = r.block()) {
-                    if (c > data.length) throw new AvroBinary.Malformed("a block of " + c + " counters");
+                    if (c > data.length) throw new MalformedAvroException("a block of " + c + " counters");
                     b.pmcCapacity((int) (p[0] + c));
                     for (long y = 0; y < c; y++) b.pmc[p[0]++] = r.readLong();
                 }

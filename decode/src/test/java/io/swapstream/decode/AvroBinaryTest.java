@@ -39,7 +39,7 @@ class AvroBinaryTest {
     @Test
     void writesAvrosBytesForEveryLength() throws IOException {
         long[] v = values();
-        AvroBinary.Writer w = new AvroBinary.Writer();
+        AvroBinaryWriter w = new AvroBinaryWriter();
         for (long x : v) w.writeLong(x);
         assertArrayEquals(avro(v), w.toByteArray());
     }
@@ -49,7 +49,7 @@ class AvroBinaryTest {
         long[] v = values();
         byte[] bytes = avro(v);
         // the record's end right after its bytes: the last numbers are read near the end, byte by byte
-        AvroBinary.Reader r = new AvroBinary.Reader(bytes, 0, bytes.length);
+        AvroBinaryReader r = new AvroBinaryReader(bytes, 0, bytes.length);
         long[] back = new long[v.length];
         for (int i = 0; i < v.length; i++) back[i] = r.readLong();
         assertArrayEquals(v, back);
@@ -60,8 +60,8 @@ class AvroBinaryTest {
             byte[] padded = new byte[one.length + 20];
             Arrays.fill(padded, (byte) 0xFF);
             System.arraycopy(one, 0, padded, 3, one.length);
-            assertEquals(x, new AvroBinary.Reader(padded, 3, 3 + one.length).readLong());
-            assertEquals(x, new AvroBinary.Reader(padded, 3, padded.length).readLong());
+            assertEquals(x, new AvroBinaryReader(padded, 3, 3 + one.length).readLong());
+            assertEquals(x, new AvroBinaryReader(padded, 3, padded.length).readLong());
         }
     }
 
@@ -69,7 +69,7 @@ class AvroBinaryTest {
     void aNumberOfMoreThanTenBytesIsRefused() {
         byte[] b = new byte[16];
         Arrays.fill(b, (byte) 0x80);
-        assertThrows(AvroBinary.Malformed.class, () -> new AvroBinary.Reader(b, 0, b.length).readLong());
-        assertThrows(AvroBinary.Malformed.class, () -> new AvroBinary.Reader(b, 0, 10).readLong());
+        assertThrows(MalformedAvroException.class, () -> new AvroBinaryReader(b, 0, b.length).readLong());
+        assertThrows(MalformedAvroException.class, () -> new AvroBinaryReader(b, 0, 10).readLong());
     }
 }

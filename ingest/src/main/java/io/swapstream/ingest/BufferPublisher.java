@@ -1,11 +1,11 @@
 package io.swapstream.ingest;
 
-import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.etw.BufferFiller;
-import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.LogfileHeader;
+import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

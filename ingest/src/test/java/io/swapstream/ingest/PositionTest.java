@@ -9,12 +9,12 @@ import org.junit.jupiter.api.Test;
 class PositionTest {
     @Test
     void aPositionReadsBackAsWritten() {
-        DirectoryIngest.Position p = new DirectoryIngest.Position();
+        IngestPosition p = new IngestPosition();
         p.path = "/traces/h.etl";
         p.nextIndex = 12;
         p.offset = 12 * 8192;
         p.ended = true;
-        DirectoryIngest.Position q = DirectoryIngest.Position.decode(p.encode());
+        IngestPosition q = IngestPosition.decode(p.encode());
         assertEquals(p.path(), q.path());
         assertEquals(12, q.nextIndex());
         assertEquals(12 * 8192, q.offset());
@@ -24,10 +24,10 @@ class PositionTest {
     /** One format: a record of another version is refused, not read as something else. */
     @Test
     void anotherVersionIsRefused() {
-        DirectoryIngest.Position p = new DirectoryIngest.Position();
+        IngestPosition p = new IngestPosition();
         p.path = "/traces/h.etl";
         byte[] b = p.encode();
         b[0] = 2;
-        assertThrows(IllegalStateException.class, () -> DirectoryIngest.Position.decode(b));
+        assertThrows(IllegalStateException.class, () -> IngestPosition.decode(b));
     }
 }

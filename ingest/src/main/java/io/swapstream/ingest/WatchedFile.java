@@ -1,0 +1,17 @@
+package io.swapstream.ingest;
+
+import java.nio.file.Path;
+
+/** A file {@link DirectoryIngest} follows: where it is, whose session it holds, and how far it was published. */
+final class WatchedFile {
+    Path path;
+    /** The file system's identity of the file, to follow it through a rename. */
+    Object fileKey;
+    String host;
+    String session;
+    final IngestPosition position = new IngestPosition();
+    long size;
+    long lastGrowthMs;
+    /** Not an ETL file (yet): looked at again only when it grows. */
+    String notEtl;
+}
