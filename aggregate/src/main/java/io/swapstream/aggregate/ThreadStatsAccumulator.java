@@ -73,8 +73,8 @@ public final class ThreadStatsAccumulator {
 
     /**
      * A dense store that grows by 64 bins and keeps 32 spare: the default (64, 6) re-centres its
-     * array for most new extremes of waits that span six orders of magnitude; (256, 128) took 5.3 KB
-     * a sketch where this takes 3.9 (p40.etl's 13,000 accumulators at their peak), too much for a 256 MiB heap.
+     * array for most new extremes of waits that span six orders of magnitude, and larger steps make
+     * every one of a busy host's thousands of sketches bigger (docs/performance.md, "Memory").
      */
     static UnboundedSizeDenseStore newStore() {
         return new UnboundedSizeDenseStore(64, 32);

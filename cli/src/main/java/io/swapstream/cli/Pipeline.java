@@ -104,7 +104,7 @@ final class Pipeline implements AutoCloseable {
     /**
      * Asks the broker for the group and transaction coordinators of the stages of {@code appId}, without waiting:
      * on a new broker the first such question creates its offsets and transaction-state topics, which the
-     * stages' first join and first transaction otherwise wait for (0.3 to 0.4 s of a stage's start on 2 cores).
+     * stages' first join and first transaction otherwise wait for.
      * Asked first, that overlaps the topics' creation.
      */
     static KafkaFuture<Void> findCoordinators(Admin admin, String appId) {

@@ -167,8 +167,8 @@ final class RunCommand implements Callable<Integer> {
 
     /**
      * Loads RocksDB's native library on a thread of its own while the broker starts: the first store a stage opens
-     * otherwise does it on the stage's thread (unpacking it from its jar after a shell probe for musl; 0.3 to 0.4 s
-     * on 2 cores). A failure is left to the stage, which reports it.
+     * otherwise does it on the stage's thread (unpacking it from its jar after a shell probe for musl). A failure is
+     * left to the stage, which reports it.
      */
     private static void preloadRocksDb() {
         Thread t = new Thread(() -> {

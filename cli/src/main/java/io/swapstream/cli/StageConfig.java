@@ -24,10 +24,9 @@ final class StageConfig {
     static final String AGGREGATE = "aggregate";
     static final String ROLLUP = "rollup";
     /**
-     * The stages' producers do not compress: lz4 ran in the stream threads (the producer compresses
-     * on send) and cost the pipeline a fifth of its end-to-end time on 2 cores (bench p40.etl round
-     * 3: 11.78 s with lz4, 9.59 s without). Where network or disk is dearer than stage CPU,
-     * {@code producer.compression.type=lz4} in {@code --client-config} turns it on.
+     * The stages' producers do not compress: the producer compresses on send, in the stream threads,
+     * which then decode and aggregate less (docs/performance.md, "Compression"). Where network or disk
+     * is dearer than stage CPU, {@code producer.compression.type=lz4} in {@code --client-config} turns it on.
      */
     static final String COMPRESSION = "none";
 
@@ -85,12 +84,12 @@ final class StageConfig {
         // each commit ends a transaction: every second, not every 100 ms
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000);
         // a task is not processed until its changelogs are restored, and a restore round whose fetch finds nothing
-        // new waits the broker's fetch.max.wait.ms: a stage starting 4 tasks on empty changelogs was RUNNING 2.2 s
-        // after its start with the default 500 ms, 1.0 s with 20 ms (2 cores). An idle restore consumer asks more often.
+        // new waits the broker's fetch.max.wait.ms, for each of a starting stage's tasks: an idle restore consumer
+        // asks more often
         p.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 50);
         // a consumer's close sends its fetch session's end on the connection where its last fetch waits for data
-        // (the broker answers a connection's requests in order): with the default 500 ms a stage's close took
-        // 0.43 s waiting for it. Records that are there come at once whatever the wait.
+        // (the broker answers a connection's requests in order), so a stage's close waits out that fetch. Records
+        // that are there come at once whatever the wait.
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 100);
         p.putAll(overrides);
         return p;

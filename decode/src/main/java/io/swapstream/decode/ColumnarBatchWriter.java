@@ -23,7 +23,7 @@ final class ColumnarBatchWriter {
     private final DerivedColumns derived = new DerivedColumns();
     /**
      * The dictionary's open-addressing table: a slot belongs to this batch when its stamp is the
-     * batch's, so starting a batch clears nothing (a general map costs a third of the encoding).
+     * batch's, so starting a batch clears nothing (a general map would be most of the encoding's work).
      */
     private int[] slotTid = new int[1024];
     private int[] slotIndex = new int[1024];

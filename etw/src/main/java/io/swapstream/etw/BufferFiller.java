@@ -7,7 +7,7 @@ import java.util.Arrays;
  * with room left in the 19 real files; RealFileEventsTest checks them). A publisher sends a buffer up to
  * its fill mark when the rest is that filler, and whole otherwise: the file's bytes come back by
  * padding the record with 0xFF to the header's BufferSize, and the flush timer's mostly empty
- * buffers (i16.etl: 124 MB used of 694) do not cross Kafka as filler.
+ * buffers do not cross Kafka as filler.
  */
 public final class BufferFiller {
     public static final byte FILL = (byte) 0xFF;

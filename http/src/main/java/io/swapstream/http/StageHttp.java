@@ -74,8 +74,8 @@ public final class StageHttp implements AutoCloseable {
     }
 
     static {
-        // without TCP_NODELAY a kept-alive connection's answer waits for the client's delayed ACK: 40 ms a request
-        // (measured by bench --queries); read once, when the JDK's server is first used
+        // without TCP_NODELAY a kept-alive connection's answer waits for the client's delayed ACK, tens of ms a
+        // request; read once, when the JDK's server is first used
         if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 

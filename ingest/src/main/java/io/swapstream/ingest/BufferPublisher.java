@@ -39,8 +39,8 @@ public final class BufferPublisher implements AutoCloseable {
     public record Published(String session, long buffers, long bytes, String error) {}
 
     /**
-     * The ingesters' compression, cheap on CPU: event data shrinks on the wire and disk (i16.etl's buffers
-     * as published, 118 MiB, took 50 MiB of the broker's disk), and so does the 0xFF filler of a buffer sent whole (see {@link BufferFiller}).
+     * The ingesters' compression, cheap on CPU: event data shrinks on the wire and on the brokers' disks
+     * (docs/performance.md, "Compression"), and so does the 0xFF filler of a buffer sent whole (see {@link BufferFiller}).
      */
     public static final String COMPRESSION = "lz4";
 

@@ -26,7 +26,7 @@ public final class SwapstreamConfig {
      * Aggregate: batches between two writes of a session's accumulators (default {@value #DEFAULT_FLUSH_BATCHES}, at
      * most {@value #REDO_SLOTS}), and after the batch that closes a window: a closed window's threads have their
      * whole-session accumulators in memory, merged, until written; once written, a windowed session keeps only its
-     * open window's in memory (the 6,929-thread p40.etl ran out of a 256 MiB heap with both kept). Where windows
+     * open window's in memory (keeping both for thousands of threads takes a heap's worth). Where windows
      * close within a quarter of this many batches, a quarter of it after a close, and running threads keep both.
      */
     public static final String AGGREGATE_FLUSH_BATCHES = "swapstream.aggregate.flush.batches";

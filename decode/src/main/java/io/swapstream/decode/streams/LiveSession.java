@@ -30,8 +30,8 @@ final class LiveSession {
     private boolean replaying;
     /**
      * How many of its buffers the store holds apart (arrived before their turn), so that taking the
-     * next buffer in order does not ask the store for one it cannot hold: that miss read a block
-     * from disk and was 14% of the decode thread (bench i16.etl, async-profiler).
+     * next buffer in order does not ask the store for one it cannot hold: each such miss reads a
+     * block from disk.
      */
     long early;
     /** The session's out-of-order switches counted in the task's metric so far. */
