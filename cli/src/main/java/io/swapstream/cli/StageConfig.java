@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.stage.SmallStoreRocksDbConfig;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -67,6 +68,7 @@ final class StageConfig {
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replication);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 16L * 1024 * 1024);
+        p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, SmallStoreRocksDbConfig.class);
         p.put(SwapstreamConfig.TOPIC_PREFIX, prefix);
         // raw buffers of a MiB and more pass through the decode stage and its store changelog
         p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), SwapstreamConfig.MAX_MESSAGE_BYTES);
