@@ -72,6 +72,10 @@ final class GenerateCommand implements Callable<Integer> {
             + " from START seconds into the trace: its buffer then spans the gap")
     String idleCpu;
 
+    @Option(names = "--start", paramLabel = "TIME", description = "when the trace starts: now, or an ISO-8601 time such as"
+            + " 2025-08-18T14:13:00Z. Default: now, so traces made minutes apart are minutes apart, as real ones are")
+    String start;
+
     @Option(names = "--speed", paramLabel = "X", description = "write the file as the trace runs, X times faster than real time: a growing trace for ingest --watch")
     Double speed;
 
@@ -94,7 +98,7 @@ final class GenerateCommand implements Callable<Integer> {
         }
         long flushTicks = flushTimer == null ? 0 : Options.positiveDuration("--flush-timer", flushTimer) / 100;
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
-                !noRundown, !noNoise, exitRate, loggerName, GeneratorOptions.defaults().startTimeFileTime(), silentCpus, idleSpell(),
+                !noRundown, !noNoise, exitRate, loggerName, startFileTime(), silentCpus, idleSpell(),
                 bufferKiB * 1024, flushTicks);
         if (speed == null) {
             long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
@@ -113,6 +117,21 @@ final class GenerateCommand implements Callable<Integer> {
             java.nio.file.Files.deleteIfExists(whole);
         }
         return 0;
+    }
+
+    /** --start as a FILETIME (100 ns units since 1601). */
+    private long startFileTime() {
+        java.time.Instant t;
+        if (start == null || start.equals("now")) {
+            t = java.time.Instant.now();
+        } else {
+            try {
+                t = java.time.Instant.parse(start);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new UserInputException("--start: '" + start + "' is not now or an ISO-8601 time such as 2025-08-18T14:13:00Z");
+            }
+        }
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 10_000_000L), t.getNano() / 100) + 116_444_736_000_000_000L;
     }
 
     /** --idle-cpu CPU:START:SECONDS, or null. */

@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import io.swapstream.ingest.AfterPublish;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.SessionStatus;
@@ -41,7 +42,23 @@ final class IngestCommand implements Callable<Integer> {
     @Option(names = "--poll", defaultValue = "1s", paramLabel = "DURATION", description = "with --watch: how often the directory is looked at")
     String poll;
 
-    @Option(names = "--host", paramLabel = "HOST", description = "host the traces came from; default: each file's name without extension") String host;
+    @Option(names = "--host", paramLabel = "HOST", description = "host the traces came from; default: each file's name without"
+            + " extension, and with --watch this machine's name")
+    String host;
+
+    @Option(names = "--host-from-file-name", description = "with --watch: each file's host is its name without extension (a folder"
+            + " that receives many hosts' files), not this machine's name")
+    boolean hostFromFileName;
+
+    @Option(names = "--after-publish", defaultValue = "keep", paramLabel = "keep|delete|move:DIR", description = "with --watch: what to"
+            + " do with a file once its session has ended and its end is committed in Kafka (a restart in between neither loses"
+            + " nor republishes it)")
+    String afterPublish;
+
+    @Option(names = "--flush-timer", paramLabel = "DURATION", description = "with --watch: the loggers' flush timer (their -ft), so the"
+            + " decode stage's merge waits no longer than it for a quiet processor; a buffer that comes later anyway is counted"
+            + " out of order. Default: none declared (a file-mode logger writes a buffer only when it is full)")
+    String flushTimer;
 
     @Option(names = "--max-wait-reason", paramLabel = "N", description = "MaximumWaitReason the decode stage uses for these sessions; default: by each trace's OS build")
     String maxWaitReason;
@@ -65,6 +82,10 @@ final class IngestCommand implements Callable<Integer> {
     private int watch(Integer mwr) throws Exception {
         if (!files.isEmpty()) throw new UserInputException("give the traces to publish or --watch DIR, not both");
         if (!Files.isDirectory(watch)) throw new UserInputException("--watch: " + watch + " is not a directory");
+        if (host != null && hostFromFileName) throw new UserInputException("give --host or --host-from-file-name, not both");
+        AfterPublish after = AfterPublish.parse(afterPublish);
+        Long flushTimerMs = flushTimer == null ? null : Math.max(1, Options.positiveDuration("--flush-timer", flushTimer) / 1_000_000);
+        String watchHost = host != null ? host : hostFromFileName ? null : Options.machineName();
         long quietMs = Options.positiveDuration("--quiet", quiet) / 1_000_000;
         long pollMs = Options.positiveDuration("--poll", poll) / 1_000_000;
         kafka.validate(true);
@@ -76,8 +97,8 @@ final class IngestCommand implements Callable<Integer> {
         Path dir = watch.toAbsolutePath().normalize();
         // one watcher per directory and topic prefix: a restarted one fences the old and goes on from its positions
         String txId = "swapstream-ingest-" + kafka.prefix + Integer.toHexString(dir.toString().hashCode());
-        DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, host, quietMs, kafka.prefix, bootstrap, txId, mwr,
-                kafka.clientConfig());
+        DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, watchHost, quietMs, kafka.prefix, bootstrap, txId, mwr,
+                kafka.clientConfig(), after, flushTimerMs);
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -93,9 +114,10 @@ final class IngestCommand implements Callable<Integer> {
                  err.flush();
              });
              ProgressLine progress = new ProgressLine(err, "swapstream ingest: ", () -> String.format(
-                     "%d buffers out, %d sessions open, %d ended", ingest.buffersOut.sum(),
-                     ingestOpen.get(), ingest.sessionsEnded.sum()))) {
-            err.printf("swapstream ingest: watching %s (a file quiet for %s is finished), Kafka %s%n", dir, quiet, bootstrap);
+                     "%d buffers out, %d sessions open, %d ended, %d files followed, heap %d MiB after the last collection",
+                     ingest.buffersOut.sum(), ingestOpen.get(), ingest.sessionsEnded.sum(), ingest.followed(), heapAfterCollectionMiB()))) {
+            err.printf("swapstream ingest: watching %s as host %s (a file quiet for %s is finished; after publishing: %s), Kafka %s%n",
+                    dir, watchHost != null ? watchHost : "(each file's name)", quiet, afterPublish, bootstrap);
             err.flush();
             while (running.get()) {
                 ingest.poll(System.currentTimeMillis());
@@ -109,6 +131,16 @@ final class IngestCommand implements Callable<Integer> {
     }
 
     private final java.util.concurrent.atomic.AtomicLong ingestOpen = new java.util.concurrent.atomic.AtomicLong();
+
+    /** The heap the last collection left in use: what a watcher running for months keeps, without the garbage since. */
+    static long heapAfterCollectionMiB() {
+        long used = 0;
+        for (var pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            var after = pool.getCollectionUsage();
+            if (pool.getType() == java.lang.management.MemoryType.HEAP && after != null) used += after.getUsed();
+        }
+        return used >> 20;
+    }
 
     /** What publishing some files came to: the sessions published and the exit status. */
     record Outcome(List<BufferPublisher.Published> published, int status) {}

@@ -2,6 +2,8 @@ package io.swapstream.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.decode.FileInventory;
+import io.swapstream.decode.LiveMergeProbe;
+import io.swapstream.decode.MergeLimits;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -29,6 +31,17 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--max-wait-reason", paramLabel = "N", description = "override MaximumWaitReason (e.g. 0x28) for every file; default: by each trace's OS build")
     String maxWaitReason;
 
+    @Option(names = "--live", description = "also decode each file as a live session would be (no lateness known ahead) and report"
+            + " what the decode stage's merge held: items, MiB, its largest checkpoint, switches its limits let out of order")
+    boolean live;
+
+    @Option(names = "--max-lateness", defaultValue = "5m", paramLabel = "DURATION", description = "with --live: the merge's maximum"
+            + " lateness, as decode --max-lateness")
+    String maxLateness;
+
+    @Option(names = "--flush-timer", paramLabel = "DURATION", description = "with --live: the loggers' flush timer, as ingest --flush-timer")
+    String flushTimer;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -46,6 +59,11 @@ final class InspectCommand implements Callable<Integer> {
                 continue;
             }
             Map<String, Object> m = inv.toMap();
+            if (live) {
+                MergeLimits limits = MergeLimits.live(Options.positiveDuration("--max-lateness", maxLateness), Long.MAX_VALUE / 2)
+                        .withFlushTimer(flushTimer == null ? -1 : Math.max(1, Options.positiveDuration("--flush-timer", flushTimer) / 1_000_000));
+                m.put("liveMerge", LiveMergeProbe.of(f, limits).toMap());
+            }
             if (format == Format.json) {
                 out.println(json.writeValueAsString(m));
             } else {

@@ -21,6 +21,24 @@ final class Options {
         return dot > 0 ? name.substring(0, dot) : name;
     }
 
+    /**
+     * This machine's name, the host of the sessions {@code ingest --watch} publishes: Windows' COMPUTERNAME, else
+     * what the network stack calls it, else HOSTNAME.
+     */
+    static String machineName() {
+        String name = System.getenv("COMPUTERNAME");
+        if (name == null || name.isBlank()) {
+            try {
+                name = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                name = System.getenv("HOSTNAME");
+            }
+        }
+        if (name == null || name.isBlank()) throw new UserInputException("cannot tell this machine's name: give --host");
+        // ':' separates a session id's parts
+        return name.replace(':', '-');
+    }
+
     static Integer maxWaitReason(String s) {
         if (s == null) return null;
         try {

@@ -67,7 +67,7 @@ final class RollupRun implements AutoCloseable {
 
     /**
      * The per-process rows of {@code windowRows} (the run's final window rows), from the stage: once it has taken
-     * them all (each is taken by both roll-ups), every window closes, and the rows are read from its store.
+     * them all, every window closes, and the rows are read from its store.
      */
     List<ProcessStats> processRows(List<ThreadStats> windowRows, long deadlineNanos) throws InterruptedException {
         // the groups the stage will write: each row's process name and window (no merging here; the stage does that)
@@ -96,9 +96,9 @@ final class RollupRun implements AutoCloseable {
         }
     }
 
-    /** Waits until the stage has taken {@code rows} rows (each taken by both roll-ups). */
+    /** Waits until the stage has taken {@code rows} rows. */
     void awaitTaken(long rows, long deadlineNanos) throws InterruptedException {
-        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.stage.StageSensors.ROWS_IN + "-total") < 2.0 * rows) {
+        while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.stage.StageSensors.ROWS_IN + "-total") < rows) {
             check(deadlineNanos);
             Thread.sleep(5);
         }

@@ -191,9 +191,9 @@ abstract class StageCommand implements Callable<Integer> {
                     n.applyAsLong(DEAD_LETTERS), outOfOrder == 0 ? "" : ", " + outOfOrder + " switches out of order", StageMetrics.lag(streams));
         }
         if (stage.equals(StageConfig.ROLLUP)) {
-            return String.format("%s; %d thread-window rows in, %d late, %d roll-up rows out, %d windows closed, lag %.0f records",
-                    streams.state(), n.applyAsLong(ROWS_IN), n.applyAsLong(ROLLUP_LATE_ROWS), n.applyAsLong(ROLLUPS_OUT),
-                    n.applyAsLong(WINDOWS_CLOSED), StageMetrics.lag(streams));
+            return String.format("%s; %d thread-window rows in, %d late (revised), %d roll-up rows out (%d revisions), %d windows"
+                    + " closed, lag %.0f records", streams.state(), n.applyAsLong(ROWS_IN), n.applyAsLong(ROLLUP_LATE_ROWS),
+                    n.applyAsLong(ROLLUPS_OUT), n.applyAsLong(ROLLUP_REVISIONS_OUT), n.applyAsLong(WINDOWS_CLOSED), StageMetrics.lag(streams));
         }
         return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions open, %d ended, lag %.0f records",
                 streams.state(), n.applyAsLong(SWITCHES_IN), n.applyAsLong(STATS_OUT), n.applyAsLong(WINDOWS_CLOSED), open,
@@ -295,8 +295,13 @@ abstract class StageCommand implements Callable<Integer> {
     @Command(name = "rollup", description = "Run the rollup stage (final window rows to per-process and per-host roll-ups across"
             + " hosts) until stopped.")
     static final class Rollup extends StageCommand {
-        @Option(names = "--grace", defaultValue = "2m", paramLabel = "DURATION", description = "a window's roll-up is final once the"
-                + " rows' time passes its end plus this, or once no row for it has come for this long")
+        @Option(names = "--max-wait", defaultValue = "2m", paramLabel = "DURATION", description = "once a host has moved past a window,"
+                + " the window waits at most this long for the other live hosts (each judged by its own rows); a row that comes"
+                + " later is merged into a revision of the window's rows, never dropped")
+        String maxWait;
+
+        @Option(names = "--grace", defaultValue = "2m", paramLabel = "DURATION", description = "a window's roll-up also closes once no"
+                + " row for it has come for this long")
         String grace;
 
         @Option(names = "--aggregate-page", defaultValue = "http://127.0.0.1:8080/", paramLabel = "URL",
@@ -310,12 +315,15 @@ abstract class StageCommand implements Callable<Integer> {
         @Override
         void validate() {
             Options.positiveDuration("--grace", grace);
+            Options.positiveDuration("--max-wait", maxWait);
         }
 
         @Override
         Map<String, String> stageSettings() {
             return Map.of(io.swapstream.schemas.SwapstreamConfig.ROLLUP_GRACE_MS,
-                    String.valueOf(Math.max(1, Options.positiveDuration("--grace", grace) / 1_000_000)));
+                    String.valueOf(Math.max(1, Options.positiveDuration("--grace", grace) / 1_000_000)),
+                    io.swapstream.schemas.SwapstreamConfig.ROLLUP_MAX_WAIT_MS,
+                    String.valueOf(Math.max(1, Options.positiveDuration("--max-wait", maxWait) / 1_000_000)));
         }
 
         @Override

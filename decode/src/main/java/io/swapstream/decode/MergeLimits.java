@@ -14,12 +14,19 @@ import java.time.Duration;
  *                          {@link #UNKNOWN} for a live session
  * @param maxLatenessNanos  a live session's limit: items this much older than the latest event leave
  * @param maxQueueBytes     the memory the merge's queue may take before its oldest items leave
+ * @param flushTimerNanos   a live session's declared flush timer: every processor's events reach the trace within
+ *                          it, so the merge waits at most twice that for a quiet processor's CSwitch events (a compact
+ *                          batch stays open on a quiet processor, so its packets are not bounded); {@link #UNKNOWN} for none
  */
-public record MergeLimits(long fileLatenessTicks, long maxLatenessNanos, long maxQueueBytes) {
+public record MergeLimits(long fileLatenessTicks, long maxLatenessNanos, long maxQueueBytes, long flushTimerNanos) {
     public static final long UNKNOWN = -1;
     public static final Duration DEFAULT_MAX_LATENESS = Duration.ofSeconds(60);
     /** What one queued item takes in the merge's columns, PMC counters and thread events aside. */
     static final int BYTES_PER_ITEM = 80;
+
+    public MergeLimits(long fileLatenessTicks, long maxLatenessNanos, long maxQueueBytes) {
+        this(fileLatenessTicks, maxLatenessNanos, maxQueueBytes, UNKNOWN);
+    }
 
     public MergeLimits {
         if (maxLatenessNanos <= 0) throw new IllegalArgumentException("the maximum lateness must be positive, not " + maxLatenessNanos + " ns");
@@ -48,6 +55,22 @@ public record MergeLimits(long fileLatenessTicks, long maxLatenessNanos, long ma
     /** This session's limits, known now to be a finished file's with {@code latenessTicks}; {@link #UNKNOWN} keeps them live. */
     public MergeLimits withFileLateness(long latenessTicks) {
         return latenessTicks < 0 ? this : new MergeLimits(latenessTicks, Long.MAX_VALUE, maxQueueBytes);
+    }
+
+    /** This live session's limits with its logger's declared flush timer, {@code millis} ({@link #UNKNOWN}: none). */
+    public MergeLimits withFlushTimer(long millis) {
+        return millis <= 0 || finishedFile() ? this : new MergeLimits(fileLatenessTicks, maxLatenessNanos, maxQueueBytes, millis * 1_000_000L);
+    }
+
+    /** Twice the declared flush timer in ticks of a clock of {@code ticksPerSecond}; {@link Long#MAX_VALUE} when none is declared. */
+    long flushBoundTicks(long ticksPerSecond) {
+        if (flushTimerNanos <= 0) return Long.MAX_VALUE;
+        long millis = Math.max(1, 2 * flushTimerNanos / 1_000_000L);
+        try {
+            return Math.multiplyExact(millis, ticksPerSecond) / 1_000L;
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     public boolean finishedFile() { return fileLatenessTicks >= 0; }

@@ -66,6 +66,14 @@ final class MergeQueue {
 
     int size() { return size; }
 
+    /** Bytes its rings take, reserved room included (the items' label events and counters aside). */
+    long bytesHeld() {
+        long slots = 0;
+        for (long[] ring : ts) slots += ring.length;
+        // per slot: ts, seq, new wait ticks (8 each), flags (1), seven int columns, two references
+        return slots * (3 * 8 + 1 + 7 * 4 + 2 * 8);
+    }
+
     /** Sources that have had a queue (empty or not). */
     int sources() { return ts.length; }
 

@@ -44,6 +44,11 @@ final class ProcessorLanes {
         return lanes[cpu];
     }
 
+    /** Processor {@code cpu}'s lane, which the trace has named. */
+    Lane at(int cpu) {
+        return lanes[cpu];
+    }
+
     int count() {
         return lanes.length;
     }

@@ -3,8 +3,9 @@ package io.swapstream.decode;
 /**
  * Decides when an item may leave the merge (docs/architecture.md "Merge"). An item leaves once no
  * processor can still produce anything earlier: before every processor's evidence, or in a finished
- * file before the latest time read minus the file's lateness. Only a live session's maximum lateness
- * or the memory cap let an item out sooner, and each such release is counted.
+ * file before the latest time read minus the file's lateness, or in a live session with a declared
+ * flush timer before twice that (CSwitch events; a quiet processor's compact batch stays open). Only a
+ * live session's maximum lateness or the memory cap let an item out sooner, and each such release is counted.
  */
 final class ReleasePolicy {
     private final ProcessorLanes lanes;
@@ -15,6 +16,8 @@ final class ReleasePolicy {
     private final int maxQueued;
     /** A live session's limit, in clock ticks; {@link Long#MAX_VALUE} for none. */
     private final long maxLatenessTicks;
+    /** Twice a live session's declared flush timer, in clock ticks; {@link Long#MAX_VALUE} for none. */
+    private final long flushBoundTicks;
     /** Items before this time may leave; it only grows, as every bound it comes from. */
     long safeBefore = Long.MIN_VALUE;
     /** Items before this time leave though the merge does not know them to be next (a live session's limit). */
@@ -29,6 +32,7 @@ final class ReleasePolicy {
         this.limits = limits;
         this.maxQueued = limits.maxQueued();
         this.maxLatenessTicks = limits.finishedFile() ? Long.MAX_VALUE : limits.maxLatenessTicks(ticksPerSecond);
+        this.flushBoundTicks = limits.finishedFile() ? Long.MAX_VALUE : limits.flushBoundTicks(ticksPerSecond);
     }
 
     /** A pass over the queue's heads begins. */
@@ -83,11 +87,17 @@ final class ReleasePolicy {
      */
     private long safeBefore(long writtenBefore) {
         long min = Long.MAX_VALUE;
+        // a declared flush timer writes every processor's events within it: a quiet one's are in, up to twice that ago
+        long frontier = intake.frontier;
+        long flushed = flushBoundTicks == Long.MAX_VALUE || frontier == Long.MIN_VALUE || frontier - flushBoundTicks > frontier
+                ? Long.MIN_VALUE : frontier - flushBoundTicks;
         for (int cpu = 0; cpu < lanes.count(); cpu++) {
             ProcessorLanes.Lane l = lanes.get(cpu);
+            long events = Math.max(l.eventTs, flushed);
             long evidence;
-            if (intake.sawCompact) evidence = Math.min(l.eventTs, l.packetTs);
-            else if (intake.sawCSwitch) evidence = l.eventTs;
+            // a quiet processor's compact batch stays open until it switches again: no flush timer bounds its packets
+            if (intake.sawCompact) evidence = Math.min(events, l.packetTs);
+            else if (intake.sawCSwitch) evidence = events;
             else evidence = Long.MIN_VALUE; // the session's first batch may still hold older packets
             long w = Math.max(evidence, writtenBefore);
             if (w < min) min = w;

@@ -92,6 +92,9 @@ public final class SessionDecoder {
     /** Items waiting in the time-ordered merge. */
     public int queued() { return expander == null ? 0 : expander.queued(); }
 
+    /** Bytes the time-ordered merge's queue takes. */
+    public long queuedBytes() { return expander == null ? 0 : expander.queuedBytes(); }
+
     /** The largest lateness of the session's buffers so far, in nanoseconds (0 before the header). */
     public long maxLatenessNanos() {
         return expander == null ? 0 : clock.ticksToNanos(expander.maxLatenessTicks());

@@ -48,6 +48,9 @@ public final class SwitchExpander {
     /** Items waiting in the merge now. */
     public int queued() { return queue.size(); }
 
+    /** Bytes the merge's queue takes now. */
+    public long queuedBytes() { return queue.bytesHeld(); }
+
     /** The largest lateness of the session's buffers so far, in clock ticks. */
     public long maxLatenessTicks() { return intake.lateness.max(); }
 
@@ -101,10 +104,14 @@ public final class SwitchExpander {
             int p = m.headPosition(src);
             if (!all) {
                 boolean complete = m.complete(src, p);
-                if (!policy.mayLeave(m.ts[src][p], complete, m.size())) return;
-                if (!complete) forceOut(src, p);
+                long t = m.ts[src][p];
+                // most items leave on the bound of the last pass: the policy is asked only at its edge
+                if (!complete || t >= policy.safeBefore) {
+                    if (!policy.mayLeave(t, complete, m.size())) return;
+                    if (!complete) forceOut(src, p);
+                }
             }
-            emitter.emit(lanes.get(MergeQueue.cpu(src)), src, p);
+            emitter.emit(lanes.at(MergeQueue.cpu(src)), src, p);
             m.pop();
         }
     }

@@ -71,6 +71,10 @@ public final class EtlReader implements Closeable {
         long at = position;
         long left = length - at;
         if (left < BufferHeader.SIZE) {
+            if (index < 0) {
+                throw new EtlFormatException(source, at, left + " bytes, shorter than a buffer header (" + BufferHeader.SIZE
+                        + " bytes): not an ETL file");
+            }
             throw new EtlFormatException(source, at, left + " trailing bytes are shorter than a buffer header: truncated");
         }
         readFully(at, 0, BufferHeader.SIZE);

@@ -24,7 +24,7 @@ import org.apache.kafka.streams.KafkaStreams;
  */
 public final class StageMetrics implements AutoCloseable {
     private static final String[] COUNTERS = {BUFFERS_IN, SWITCHES_IN, SWITCHES_OUT, STATS_OUT, WINDOWS_CLOSED, DUPLICATE_BATCHES,
-            SESSIONS_ENDED, SESSIONS_FORGOTTEN, BUFFERS_LOST, EVENTS_LOST, SWITCHES_OUT_OF_ORDER, ROWS_IN, ROLLUP_LATE_ROWS, ROLLUPS_OUT};
+            SESSIONS_ENDED, SESSIONS_FORGOTTEN, BUFFERS_LOST, EVENTS_LOST, SWITCHES_OUT_OF_ORDER, ROWS_IN, ROLLUP_LATE_ROWS, ROLLUPS_OUT, ROLLUP_REVISIONS_OUT};
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final KafkaStreamsMetrics streamsMetrics;
     private final KafkaStreams streams;

@@ -44,12 +44,19 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  */
 public final class DirectoryIngest implements AutoCloseable {
     /**
-     * @param host          host of every file's session; null: each file's name without extension
-     * @param quietMs       a file that has not grown for this long is finished
+     * @param host            host of every file's session; null: each file's name without extension
+     * @param quietMs         a file that has not grown for this long is finished
      * @param transactionalId stable for one watcher across restarts, so a restarted one fences the old
+     * @param afterPublish    what to do with a file once its session's end is committed
+     * @param flushTimerMs    the loggers' flush timer, declared for the decode stage's merge; null: none declared
      */
     public record Settings(Path dir, String host, long quietMs, String prefix, String bootstrap, String transactionalId,
-                           Integer maxWaitReason, Map<String, Object> overrides) {}
+                           Integer maxWaitReason, Map<String, Object> overrides, AfterPublish afterPublish, Long flushTimerMs) {
+        public Settings(Path dir, String host, long quietMs, String prefix, String bootstrap, String transactionalId,
+                        Integer maxWaitReason, Map<String, Object> overrides) {
+            this(dir, host, quietMs, prefix, bootstrap, transactionalId, maxWaitReason, overrides, AfterPublish.KEEP, null);
+        }
+    }
 
     /** Fencings a watcher survives in 10 minutes: one fenced again and again has a twin, and stops. */
     public static final int MAX_FENCINGS = WatchTransactions.MAX_FENCINGS;
@@ -66,6 +73,12 @@ public final class DirectoryIngest implements AutoCloseable {
     private final byte[] header = new byte[BufferHeader.SIZE];
     /** Where a buffer is read before the bytes to send are copied out: one new array per buffer, sized as sent. */
     private byte[] read = new byte[64 * 1024];
+    /** Files whose end marker is in the open transaction. */
+    private final java.util.Set<WatchedFile> ending = new java.util.LinkedHashSet<>();
+    /** Files whose session has ended and is committed, still to delete or move. */
+    private final java.util.Set<WatchedFile> finished = new java.util.LinkedHashSet<>();
+    /** Entries of the folder it will not follow, each said once. */
+    private final java.util.Set<Path> refused = new java.util.HashSet<>();
 
     public DirectoryIngest(Settings settings, Consumer<String> log) {
         this.settings = settings;
@@ -110,13 +123,20 @@ public final class DirectoryIngest implements AutoCloseable {
         files.clear();
         bySession.clear();
         moved.clear();
+        ending.clear();
+        finished.clear();
     }
 
     private void publish(long nowMs) throws IOException {
-        List<Path> present;
+        List<Path> present = new ArrayList<>();
         try (Stream<Path> s = Files.list(settings.dir())) {
-            present = s.filter(p -> p.getFileName().toString().toLowerCase().endsWith(".etl") && Files.isRegularFile(p)).sorted().toList();
+            for (Path p : s.sorted().toList()) {
+                if (p.getFileName().toString().toLowerCase().endsWith(".etl") && Files.isRegularFile(p)) present.add(p);
+                else refuse(p, Files.isDirectory(p) ? "a folder: only the .etl files directly in " + settings.dir() + " are followed"
+                        : "not an .etl file");
+            }
         }
+        refused.removeIf(p -> !Files.exists(p));
         for (Path p : present) {
             try {
                 follow(p, nowMs);
@@ -128,13 +148,17 @@ public final class DirectoryIngest implements AutoCloseable {
             if (!Files.exists(f.path)) {
                 files.remove(f.path);
                 if (f.session != null && !f.position.ended) {
-                                        end(f, "the file was deleted after " + f.position.nextIndex + " buffers, before it stopped growing");
+                    end(f, "the file was deleted after " + f.position.nextIndex + " buffers, before it stopped growing");
                     log.accept(f.path + ": deleted after " + f.position.nextIndex + " buffers; session " + f.session
                             + " ends as incomplete");
                 }
                 if (f.session != null) bySession.remove(f.session);
+            } else if (f.session != null && !f.position.ended && f.supersededBy != null && f.size == f.position.offset) {
+                end(f, null);
+                log.accept(f.path + ": its logger started " + f.supersededBy.getFileName() + "; session " + f.session + " ended after "
+                        + f.position.nextIndex + " buffers");
             } else if (f.session != null && !f.position.ended && nowMs - f.lastGrowthMs >= settings.quietMs()) {
-                                String rest = f.size > f.position.offset
+                String rest = f.size > f.position.offset
                         ? "the file stopped growing " + (f.size - f.position.offset) + " bytes into the buffer at offset "
                           + f.position.offset + ": truncated" : null;
                 if (rest != null) deadLetter(f, rest);
@@ -144,6 +168,34 @@ public final class DirectoryIngest implements AutoCloseable {
             }
         }
         if (tx.isOpen()) commit();
+        disposeFinished();
+    }
+
+    /** Says once that {@code p} is not followed, and why. */
+    private void refuse(Path p, String why) {
+        if (refused.add(p)) log.accept(p + ": not followed: " + why);
+    }
+
+    /** Deletes or moves the files whose end is committed; one the logger still holds (Windows refuses) goes at a later look. */
+    private void disposeFinished() {
+        if (settings.afterPublish().action() == AfterPublish.Action.KEEP) {
+            finished.clear();
+            return;
+        }
+        for (var it = finished.iterator(); it.hasNext(); ) {
+            WatchedFile f = it.next();
+            try {
+                String done = settings.afterPublish().apply(f.path);
+                it.remove();
+                files.remove(f.path);
+                bySession.remove(f.session);
+                if (done != null) log.accept(f.path + ": session " + f.session + " published and ended: " + done);
+            } catch (IOException e) {
+                if (!f.disposeFailed) log.accept(f.path + ": cannot be " + settings.afterPublish().action().name().toLowerCase()
+                        + "d now (" + e.getMessage() + "); trying again");
+                f.disposeFailed = true;
+            }
+        }
     }
 
     /** Publishes what is new in one file, in the open transaction. */
@@ -183,6 +235,11 @@ public final class DirectoryIngest implements AutoCloseable {
             f.notEtl = null;
         }
         if (f.notEtl != null || f.position.ended) return;
+        if (size == 0) {
+            if (!f.saidEmpty) log.accept(p + ": empty; followed once it grows");
+            f.saidEmpty = true;
+            return;
+        }
         try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
             if (f.session == null && !identify(f, ch)) return;
             if (f.position.ended) return;
@@ -203,6 +260,9 @@ public final class DirectoryIngest implements AutoCloseable {
                 readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
                 byte[] bytes = BufferFiller.published(read, bufferSize, bh);
                 RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
+                if (f.position.nextIndex == 0 && settings.flushTimerMs() != null) {
+                    h.add(SwapstreamConfig.HEADER_FLUSH_TIMER_MS, Long.toString(settings.flushTimerMs()).getBytes(StandardCharsets.UTF_8));
+                }
                 tx.send(new ProducerRecord<>(rawTopic, null, f.session, bytes, h));
                 buffersOut.increment();
                 f.position.nextIndex++;
@@ -230,6 +290,8 @@ public final class DirectoryIngest implements AutoCloseable {
             LogfileHeader h = LogfileHeader.find(r.decoder());
             if (h == null) throw new EtlFormatException(f.path.toString(), BufferHeader.SIZE, "no logfile header event in the first buffer");
             session = h.sessionId(f.host);
+            f.logger = h.loggerName();
+            f.startTime = h.startTime();
         } catch (EtlFormatException e) {
             f.notEtl = e.getMessage();
             log.accept(f.path + ": not followed: " + e.getMessage());
@@ -248,7 +310,10 @@ public final class DirectoryIngest implements AutoCloseable {
             f.position.nextIndex = c.nextIndex;
             f.position.offset = c.offset;
             f.position.ended = c.ended;
-            if (c.ended) log.accept(f.path + ": session " + session + " was published and ended before; not published again");
+            if (c.ended) {
+                log.accept(f.path + ": session " + session + " was published and ended before; not published again");
+                finished.add(f);
+            }
             else log.accept(f.path + ": resuming session " + session + " at buffer " + c.nextIndex + " (byte " + c.offset + ")");
             if (!c.ended && f.size < c.offset) {
                 f.position.ended = true;
@@ -258,7 +323,23 @@ public final class DirectoryIngest implements AutoCloseable {
             log.accept(f.path + ": following session " + session);
         }
         f.position.path = f.path.toString();
+        supersede(f);
         return true;
+    }
+
+    /**
+     * A logger that starts a new file has stopped writing its older ones (a stopped session flushes and
+     * closes its file first): an older file of the same host and logger whose buffers are all published
+     * ends now, without waiting for the quiet time.
+     */
+    private void supersede(WatchedFile newer) {
+        for (WatchedFile f : files.values()) {
+            if (f == newer || f.session == null || f.position.ended || !newer.host.equals(f.host) || !newer.logger.equals(f.logger)
+                    || f.startTime >= newer.startTime) {
+                continue;
+            }
+            f.supersededBy = newer.path;
+        }
     }
 
     private WatchedFile renamedFrom(Object fileKey) {
@@ -294,6 +375,7 @@ public final class DirectoryIngest implements AutoCloseable {
         f.position.ended = true;
         moved.add(f);
         sessionsEnded.increment();
+        ending.add(f);
     }
 
     /** The positions of what the transaction sent go with it, so they commit or abort together. */
@@ -302,6 +384,9 @@ public final class DirectoryIngest implements AutoCloseable {
         for (WatchedFile f : moved) if (f.session != null) positions.put(f.session, f.position);
         tx.commit(positions);
         moved.clear();
+        // only now is a file's end committed: a file is deleted or moved after that, never before
+        for (WatchedFile f : ending) if (Files.exists(f.path)) finished.add(f);
+        ending.clear();
     }
 
     private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {

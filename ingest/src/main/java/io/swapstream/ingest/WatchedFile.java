@@ -14,4 +14,11 @@ final class WatchedFile {
     long lastGrowthMs;
     /** Not an ETL file (yet): looked at again only when it grows. */
     String notEtl;
+    /** The logger's name and StartTime, from its logfile header: a newer file of the same logger supersedes this one. */
+    String logger;
+    long startTime;
+    /** A newer file of the same logger, once one appears: this one's session ends once all its buffers are out. */
+    Path supersededBy;
+    boolean saidEmpty;
+    boolean disposeFailed;
 }

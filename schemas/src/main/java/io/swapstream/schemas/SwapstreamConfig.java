@@ -36,12 +36,15 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_KEEP_WINDOWS = 60;
     /** Keys of a session's redo store: records since the last checkpoint or flush, numbered modulo this. */
     public static final int REDO_SLOTS = 1024;
-    /**
-     * Rollup: a window's roll-up is final once the rows' time passes its end plus this, or once no row for it has
-     * come for this long of wall-clock time (default {@value #DEFAULT_ROLLUP_GRACE_MS}).
-     */
+    /** Rollup: a window's roll-up closes once no row for it has come for this long of wall-clock time (default {@value #DEFAULT_ROLLUP_GRACE_MS}). */
     public static final String ROLLUP_GRACE_MS = "swapstream.rollup.grace.ms";
     public static final long DEFAULT_ROLLUP_GRACE_MS = 120_000;
+    /**
+     * Rollup: once a host has moved past a window, the window waits at most this long (wall clock) for the other live
+     * hosts to move past it too (default {@value #DEFAULT_ROLLUP_MAX_WAIT_MS}); a row that comes later goes into a revision.
+     */
+    public static final String ROLLUP_MAX_WAIT_MS = "swapstream.rollup.max.wait.ms";
+    public static final long DEFAULT_ROLLUP_MAX_WAIT_MS = 120_000;
     /** Rollup: closed windows the query stores keep (default {@value #DEFAULT_ROLLUP_KEEP_WINDOWS}, an hour of minutes). */
     public static final String ROLLUP_KEEP_WINDOWS = "swapstream.rollup.keep.windows";
     public static final int DEFAULT_ROLLUP_KEEP_WINDOWS = 60;
@@ -115,6 +118,12 @@ public final class SwapstreamConfig {
      * waits for exactly that. Absent for a live (growing) file.
      */
     public static final String HEADER_LATENESS_TICKS = "lateness-ticks";
+    /**
+     * On a live session's first buffer: the logger's flush timer in milliseconds, as the ingester was told
+     * ({@code ingest --flush-timer}): every processor's buffer is written at least this often, so the decode
+     * stage's merge need not wait longer for a quiet one. A buffer that comes later than that is counted out of order.
+     */
+    public static final String HEADER_FLUSH_TIMER_MS = "flush-timer-ms";
     /** On the record that ends a session: records of it the ingester sent to the dead letters, and why. */
     public static final String HEADER_INGEST_DEAD_LETTERS = "ingest-dead-letters";
     public static final String HEADER_INGEST_ERROR = "ingest-error";

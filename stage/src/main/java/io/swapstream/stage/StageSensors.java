@@ -39,6 +39,7 @@ public final class StageSensors {
     public static final String ROWS_IN = "rows-in";
     public static final String ROLLUP_LATE_ROWS = "rollup-late-rows";
     public static final String ROLLUPS_OUT = "rollups-out";
+    public static final String ROLLUP_REVISIONS_OUT = "rollup-revisions-out";
     /** Gauges: summed over tasks. */
     public static final String SESSIONS_OPEN = "sessions-open";
     public static final String MERGE_QUEUED_ITEMS = "merge-queued-items";
@@ -68,8 +69,9 @@ public final class StageSensors {
             Map.entry(DUPLICATE_BATCHES, "batches skipped: the session had taken their batch number"),
             Map.entry(DEAD_LETTERS, "records sent to the dead letters, by reason"),
             Map.entry(ROWS_IN, "final thread-window rows taken"),
-            Map.entry(ROLLUP_LATE_ROWS, "thread-window rows that came after their window's roll-up was final: counted and logged, not merged"),
-            Map.entry(ROLLUPS_OUT, "final roll-up rows emitted"));
+            Map.entry(ROLLUP_LATE_ROWS, "thread-window rows that came after their window's roll-up went out: merged into a revision"),
+            Map.entry(ROLLUPS_OUT, "final roll-up rows emitted, revisions included"),
+            Map.entry(ROLLUP_REVISIONS_OUT, "roll-up rows emitted again with a higher revision, late rows merged"));
 
     private final StreamsMetrics metrics;
     private final Map<String, String> tags;

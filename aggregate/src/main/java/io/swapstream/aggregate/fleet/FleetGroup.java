@@ -27,7 +27,7 @@ public final class FleetGroup {
     /** Which dimension a group is: its name is a process name, or a host. */
     public enum Kind { PROCESS, HOST }
 
-    static final StateFormat FORMAT = new StateFormat("rollup group", 2);
+    static final StateFormat FORMAT = new StateFormat("rollup group", 3);
     public static final int TOP = 5;
     private static final long NONE = Long.MIN_VALUE;
 
@@ -49,6 +49,10 @@ public final class FleetGroup {
     private DDSketch waits;
     private DDSketch readies;
     private DDSketch runs;
+    /** The revision its row last went out with; -1 before its window closed. */
+    private int revision = -1;
+    /** Rows were merged since its row last went out (after its window closed: a revision is due). */
+    private boolean changedSinceEmit;
 
     public FleetGroup(Kind kind) {
         this.kind = kind;
@@ -62,6 +66,7 @@ public final class FleetGroup {
 
     /** Merges one final thread-window row of the group. */
     public void add(ThreadStats row) {
+        changedSinceEmit = true;
         String member = kind == Kind.PROCESS ? row.getHost().toString()
                 : row.getProcessName() == null ? "" : row.getProcessName().toString();
         members.addTo(member, row.getReadySumNanos());
@@ -126,6 +131,22 @@ public final class FleetGroup {
         return threads;
     }
 
+    /** Rows were merged into it since its row last went out. */
+    public boolean changedSinceEmit() {
+        return changedSinceEmit;
+    }
+
+    /** The revision its row last went out with; -1 before its window closed. */
+    public int revision() {
+        return revision;
+    }
+
+    /** Its row goes out now: the first time revision 0, then one more each time. */
+    public int emitted() {
+        changedSinceEmit = false;
+        return ++revision;
+    }
+
     public ProcessStats toProcessStats(String processName, long windowStart, long windowEnd, boolean isFinal) {
         Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
         Long[] ready = quantiles(readies, readyCount, 0, readyMax);
@@ -155,6 +176,7 @@ public final class FleetGroup {
         p.setRunSketch(bytes(runs));
         p.setTopHosts(top());
         p.setFinal$(isFinal);
+        p.setRevision(Math.max(0, revision));
         return p;
     }
 
@@ -182,6 +204,7 @@ public final class FleetGroup {
         h.setRunSketch(bytes(runs));
         h.setTopProcesses(top());
         h.setFinal$(isFinal);
+        h.setRevision(Math.max(0, revision));
         return h;
     }
 
@@ -208,6 +231,8 @@ public final class FleetGroup {
     public byte[] encode() {
         return FORMAT.write(o -> {
             o.writeByte(kind.ordinal());
+            o.writeInt(revision);
+            o.writeBoolean(changedSinceEmit);
             for (long v : new long[] {threads, switchIn, waitCount, waitSum, waitMin, waitMax, readyCount, readySum, readyMax, runCount, runSum}) {
                 o.writeLong(v);
             }
@@ -229,6 +254,8 @@ public final class FleetGroup {
     public static FleetGroup decode(byte[] bytes) {
         return FORMAT.read(bytes, in -> {
             FleetGroup g = new FleetGroup(Kind.values()[in.readUnsignedByte()]);
+            g.revision = in.readInt();
+            g.changedSinceEmit = in.readBoolean();
             g.threads = in.readLong();
             g.switchIn = in.readLong();
             g.waitCount = in.readLong();

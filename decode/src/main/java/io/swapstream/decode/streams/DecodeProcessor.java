@@ -97,6 +97,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.host = RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_HOST, LogfileHeader.hostOf(session));
             p.maxWaitReason = RawBufferHeaders.maxWaitReason(headers);
             p.latenessTicks = RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_LATENESS_TICKS);
+            p.flushTimerMs = RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_FLUSH_TIMER_MS);
             metrics.sessionsOpen.record(++openSessions);
         }
         p.lastBufferMs = context.currentSystemTimeMs();
@@ -152,7 +153,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.checkpointNext = p.next;
             p.checkpoints++;
             p.redoBytes = 0;
-            stores.putCheckpoint(l.session, l.checkpoint(), redoFrom, p.checkpointNext);
+            p.checkpointParts = stores.putCheckpoint(l.session, l.checkpoint(), p.checkpointParts, redoFrom, p.checkpointNext);
             recordLargestCheckpoint();
         }
     }
@@ -219,7 +220,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             deadLetter(l.session, headers == null ? new RecordHeaders() : headers, new byte[0], "no-logfile-header",
                     "session " + l.session + " ended without a readable logfile header", l.timestamp);
         }
-        stores.dropParts(l.session, p.checkpointNext, p.next);
+        stores.dropParts(l.session, p.checkpointParts, p.checkpointNext, p.next);
+        p.checkpointParts = 0;
         p.checkpointNext = p.next;
         p.redoBytes = 0;
         p.endReason = reason;

@@ -11,18 +11,22 @@ import java.util.List;
  * scans all of them.
  */
 final class DecodeProgress {
-    static final StateFormat FORMAT = new StateFormat("decode session progress", 6);
+    static final StateFormat FORMAT = new StateFormat("decode session progress", 7);
 
     String host;
     Integer maxWaitReason;
     /** The finished file's largest buffer lateness in clock ticks, as its ingester sent it; -1 for a live session. */
     long latenessTicks = -1;
+    /** The logger's flush timer as the ingester declared it, ms; -1 for none. */
+    long flushTimerMs = -1;
     /** The index of the next buffer to decode; buffers before it were taken. */
     long next;
     /** The decoder's last checkpoint holds buffers before this index; the buffers from here to {@link #next} are in the redo store. */
     long checkpointNext;
     /** Checkpoints taken. */
     long checkpoints;
+    /** The parts the last checkpoint was written in. */
+    int checkpointParts;
     /** Bytes of the buffers since the last checkpoint. */
     long redoBytes;
     long switches;
@@ -49,9 +53,11 @@ final class DecodeProgress {
             o.nullableString(host);
             o.nullableInt(maxWaitReason);
             o.writeLong(latenessTicks);
+            o.writeLong(flushTimerMs);
             o.writeLong(next);
             o.writeLong(checkpointNext);
             o.writeLong(checkpoints);
+            o.writeInt(checkpointParts);
             o.writeLong(redoBytes);
             o.writeLong(switches);
             o.writeLong(batches);
@@ -73,9 +79,11 @@ final class DecodeProgress {
             p.host = in.nullableString();
             p.maxWaitReason = in.nullableInt();
             p.latenessTicks = in.readLong();
+            p.flushTimerMs = in.readLong();
             p.next = in.readLong();
             p.checkpointNext = in.readLong();
             p.checkpoints = in.readLong();
+            p.checkpointParts = in.readInt();
             p.redoBytes = in.readLong();
             p.switches = in.readLong();
             p.batches = in.readLong();

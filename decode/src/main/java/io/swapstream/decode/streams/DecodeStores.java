@@ -19,7 +19,9 @@ import org.apache.kafka.streams.state.Stores;
  * and the input offsets, so a restore finds them as of one transaction.
  * <ul>
  *   <li>{@value #PROGRESS}: each session's {@link DecodeProgress}, under the session's key (what queries read);
- *   <li>{@value #CHECKPOINTS}: its decoder's last checkpoint (lanes, merge queue, thread table, clock);
+ *   <li>{@value #CHECKPOINTS}: its decoder's last checkpoint (lanes, merge queue, thread table, clock), in parts of at
+ *       most {@value #CHECKPOINT_PART_BYTES} bytes: a merge that waits minutes for a quiet processor holds more than a
+ *       changelog record may;
  *   <li>{@value #REDO}: the buffers decoded since ({@link RedoLog});
  *   <li>{@value #EARLY}: buffers that came before their turn, whole, until the gap before them fills.
  * </ul>
@@ -32,6 +34,8 @@ final class DecodeStores {
     static final String REDO = "decode-redo";
     static final String EARLY = "decode-early";
     static final char SEPARATOR = RedoLog.SEPARATOR;
+    /** A checkpoint part: well under a changelog record's limit ({@code max.message.bytes}). */
+    static final int CHECKPOINT_PART_BYTES = 1 << 20;
 
     private final KeyValueStore<String, byte[]> progress;
     private final KeyValueStore<String, byte[]> checkpoints;
@@ -76,14 +80,34 @@ final class DecodeStores {
         StateStores.remove(progress, session);
     }
 
-    byte[] checkpoint(String session) {
-        return checkpoints.get(session);
+    /** The session's checkpoint, of {@code parts} parts; null when a part is missing. */
+    byte[] checkpoint(String session, int parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < parts; i++) {
+            byte[] part = checkpoints.get(partKey(session, i));
+            if (part == null) return null;
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
     }
 
-    /** The decoder's checkpoint, taken after the buffers before {@code redoTo}: their redo entries go. */
-    void putCheckpoint(String session, byte[] checkpoint, long redoFrom, long redoTo) {
-        checkpoints.put(session, checkpoint);
+    /**
+     * The decoder's checkpoint, taken after the buffers before {@code redoTo}: their redo entries go. Written in parts
+     * (the parts of the last one beyond these go); returns how many.
+     */
+    int putCheckpoint(String session, byte[] checkpoint, int partsBefore, long redoFrom, long redoTo) {
+        int parts = Math.max(1, (checkpoint.length + CHECKPOINT_PART_BYTES - 1) / CHECKPOINT_PART_BYTES);
+        for (int i = 0; i < parts; i++) {
+            int from = i * CHECKPOINT_PART_BYTES;
+            checkpoints.put(partKey(session, i), java.util.Arrays.copyOfRange(checkpoint, from, Math.min(checkpoint.length, from + CHECKPOINT_PART_BYTES)));
+        }
+        for (int i = parts; i < partsBefore; i++) StateStores.remove(checkpoints, partKey(session, i));
         redo.drop(session, redoFrom, redoTo);
+        return parts;
+    }
+
+    private static String partKey(String session, int part) {
+        return session + SEPARATOR + part;
     }
 
     /** The buffers each session decoded since its checkpoint. */
@@ -116,8 +140,8 @@ final class DecodeStores {
     }
 
     /** The session has ended: its checkpoint, redo entries ({@code redoFrom} to {@code redoTo}) and early buffers go. */
-    void dropParts(String session, long redoFrom, long redoTo) {
-        StateStores.remove(checkpoints, session);
+    void dropParts(String session, int checkpointParts, long redoFrom, long redoTo) {
+        for (int i = 0; i < checkpointParts; i++) StateStores.remove(checkpoints, partKey(session, i));
         redo.drop(session, redoFrom, redoTo);
         partKeys(early, session).forEach(k -> StateStores.remove(early, k));
     }

@@ -48,7 +48,7 @@ final class LiveSession {
         this.outputs = outputs;
         this.metrics = metrics;
         this.rows = settings.rows();
-        MergeLimits limits = settings.liveLimits().withFileLateness(p.latenessTicks);
+        MergeLimits limits = settings.liveLimits().withFileLateness(p.latenessTicks).withFlushTimer(p.flushTimerMs);
         this.decoder = checkpoint == null
                 ? new SessionDecoder(p.host, p.maxWaitReason, this::batch, this::thread, settings.batchRows(), limits)
                 : SessionDecoder.restore(checkpoint, p.host, p.maxWaitReason, this::batch, this::thread, settings.batchRows(), limits);
@@ -60,7 +60,7 @@ final class LiveSession {
      */
     static LiveSession restore(String session, DecodeProgress p, DecodeStores stores, DecodeSettings settings, DecodeOutputs outputs,
                                DecodeMetrics metrics) {
-        byte[] checkpoint = p.checkpointNext == 0 ? null : stores.checkpoint(session);
+        byte[] checkpoint = p.checkpointNext == 0 ? null : stores.checkpoint(session, p.checkpointParts);
         if (p.checkpointNext > 0 && checkpoint == null) {
             throw new IllegalStateException("session " + session + " has no checkpoint, though its progress says one holds buffers before "
                     + p.checkpointNext);

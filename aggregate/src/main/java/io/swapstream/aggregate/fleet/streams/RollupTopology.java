@@ -22,13 +22,14 @@ import org.apache.kafka.streams.state.Stores;
 public final class RollupTopology {
     private RollupTopology() {}
 
-    /** A kind's stores: the open groups, the windows, and the last closed windows' rows (queried). */
-    record StoreNames(String groups, String windows, String latest) {}
+    /** A kind's stores: the groups, the windows, each host's progress, and the last closed windows' rows (queried). */
+    record StoreNames(String groups, String windows, String hosts, String latest) {}
 
     public static final String PROCESS_ROWS_STORE = "rollup-process-rows";
     public static final String HOST_ROWS_STORE = "rollup-host-rows";
-    static final StoreNames PROCESSES = new StoreNames("rollup-process-groups", "rollup-process-windows", PROCESS_ROWS_STORE);
-    static final StoreNames HOSTS = new StoreNames("rollup-host-groups", "rollup-host-windows", HOST_ROWS_STORE);
+    static final StoreNames PROCESSES = new StoreNames("rollup-process-groups", "rollup-process-windows", "rollup-process-hosts",
+            PROCESS_ROWS_STORE);
+    static final StoreNames HOSTS = new StoreNames("rollup-host-groups", "rollup-host-windows", "rollup-host-hosts", HOST_ROWS_STORE);
 
     /** The key of a roll-up row on its topic: {@code name/windowStart}, the empty name for none. */
     public static String rowKey(String name, long windowStart) {
@@ -53,15 +54,15 @@ public final class RollupTopology {
                 .repartition(Repartitioned.<String, ThreadStats>as("by-process").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()))
                 .process(() -> new RollupProcessor<>(FleetGroup.Kind.PROCESS, PROCESSES, settings,
-                                (g, name, start, end) -> g.toProcessStats(name, start, end, true), control),
-                        Named.as("rollup-processes"), PROCESSES.groups(), PROCESSES.windows(), PROCESSES.latest())
+                                (g, name, start, end) -> g.toProcessStats(name, start, end, true), control, true),
+                        Named.as("rollup-processes"), PROCESSES.groups(), PROCESSES.windows(), PROCESSES.hosts(), PROCESSES.latest())
                 .to(settings.processes().name(), settings.processes().produced());
         rows.selectKey((k, v) -> rowKey(v.getHost(), v.getWindowStartNanos()), Named.as("by-host-name"))
                 .repartition(Repartitioned.<String, ThreadStats>as("by-host").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
                         .withStreamPartitioner(new SessionPartitioner<>()))
                 .process(() -> new RollupProcessor<>(FleetGroup.Kind.HOST, HOSTS, settings,
-                                (g, name, start, end) -> g.toHostStats(name, start, end, true), control),
-                        Named.as("rollup-hosts"), HOSTS.groups(), HOSTS.windows(), HOSTS.latest())
+                                (g, name, start, end) -> g.toHostStats(name, start, end, true), control, false),
+                        Named.as("rollup-hosts"), HOSTS.groups(), HOSTS.windows(), HOSTS.hosts(), HOSTS.latest())
                 .to(settings.hosts().name(), settings.hosts().produced());
     }
 
@@ -69,6 +70,8 @@ public final class RollupTopology {
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(s.groups()), Serdes.String(), Serdes.ByteArray())
                 .withCachingDisabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(s.windows()), Serdes.String(), Serdes.ByteArray())
+                .withCachingDisabled());
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(s.hosts()), Serdes.String(), Serdes.ByteArray())
                 .withCachingDisabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(s.latest()), Serdes.String(), rowSerde));
     }

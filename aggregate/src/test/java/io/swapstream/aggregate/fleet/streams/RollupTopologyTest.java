@@ -8,7 +8,6 @@ import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.aggregate.fleet.FleetRollup;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.stage.StageSensors;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
@@ -16,14 +15,20 @@ import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import io.swapstream.stage.StageSensors;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -31,9 +36,15 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The rollup topology on the test driver: its rows equal the offline roll-up; a window closes by rows' time or wall clock; a late row is counted. */
+/**
+ * The rollup topology on the test driver: its rows equal the offline roll-up; a window closes when its live hosts
+ * have moved past it, at most the maximum wait after the first did, or without rows for the grace; a row that comes
+ * later goes into a revision, and the highest revision of every row is the offline roll-up: each row merged once.
+ */
 class RollupTopologyTest {
-    static final long WINDOW = 60_000_000_000L;
+    /** Short windows: a trace of seconds spans several. */
+    static final long WINDOW = 1_000_000_000L;
+    static final long MAX_WAIT_MS = 90_000;
     @TempDir Path dir;
 
     TopologyTestDriver driver(long graceMs) {
@@ -42,7 +53,8 @@ class RollupTopologyTest {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.put(StreamsConfig.STATE_DIR_CONFIG, dir.resolve("state").toString());
         StreamsBuilder b = new StreamsBuilder();
-        RollupTopology.build(b, RollupSettings.from(Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(graceMs))), null);
+        RollupTopology.build(b, RollupSettings.from(Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(graceMs),
+                SwapstreamConfig.ROLLUP_MAX_WAIT_MS, String.valueOf(MAX_WAIT_MS))), null);
         return new TopologyTestDriver(b.build(), p);
     }
 
@@ -59,11 +71,40 @@ class RollupTopologyTest {
             out.addAll(s.windowed());
             whole.addAll(s.wholeSession());
         }
+        out.sort(Comparator.comparingLong(ThreadStats::getWindowStartNanos));
         return out;
     }
 
+    static void pipe(TestInputTopic<String, ThreadStats> in, List<ThreadStats> rows) {
+        for (ThreadStats t : rows) in.pipeInput(ThreadStatsFields.key(t.getSession(), t.getThreadId(), t.getWindowStartNanos()), t);
+    }
+
+    static List<ThreadStats> of(List<ThreadStats> rows, String host, long windowStart) {
+        return rows.stream().filter(t -> (host == null || t.getHost().toString().equals(host))
+                && (windowStart < 0 || t.getWindowStartNanos() == windowStart)).toList();
+    }
+
+    /** The highest revision of each row, as a reader keeps them. */
+    static <V> Map<String, V> latest(List<KeyValue<String, V>> out, ToIntFunction<V> revision) {
+        Map<String, V> kept = new TreeMap<>();
+        for (KeyValue<String, V> kv : out) kept.merge(kv.key, kv.value, (a, b) -> revision.applyAsInt(b) >= revision.applyAsInt(a) ? b : a);
+        return kept;
+    }
+
+    static List<ProcessStats> processRows(Collection<ProcessStats> rows) {
+        return rows.stream().map(r -> ProcessStats.newBuilder(r).setRevision(0).build())
+                .sorted(Comparator.comparingLong(ProcessStats::getWindowStartNanos).thenComparing(x -> String.valueOf(x.getProcessName())))
+                .toList();
+    }
+
+    static List<HostStats> hostRows(Collection<HostStats> rows) {
+        return rows.stream().map(r -> HostStats.newBuilder(r).setRevision(0).build())
+                .sorted(Comparator.comparingLong(HostStats::getWindowStartNanos).thenComparing(x -> x.getHost().toString()))
+                .toList();
+    }
+
     @Test
-    void theStagesRowsEqualTheOfflineRollupAndALateRowIsCounted() throws Exception {
+    void theStagesRowsEqualTheOfflineRollupAndARowAgainGoesIntoARevision() throws Exception {
         List<ThreadStats> whole = new ArrayList<>();
         List<ThreadStats> rows = rows(whole);
         FleetRollup processes = new FleetRollup(FleetGroup.Kind.PROCESS);
@@ -74,46 +115,95 @@ class RollupTopologyTest {
             TestInputTopic<String, ThreadStats> in = driver.createInputTopic("etw.thread-stats", new StringSerializer(),
                     new SingleObjectAvroSerde<>(ThreadStats.class));
             for (ThreadStats t : whole) in.pipeInput(ThreadStatsFields.key(t.getSession(), t.getThreadId(), null), t);
-            for (ThreadStats t : rows) in.pipeInput(ThreadStatsFields.key(t.getSession(), t.getThreadId(), t.getWindowStartNanos()), t);
+            // window by window, every host's rows: as a fleet's aggregate writes them
+            pipe(in, rows);
             var processOut = driver.createOutputTopic("etw.process-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ProcessStats.class));
             var hostOut = driver.createOutputTopic("etw.host-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(HostStats.class));
-            assertTrue(processOut.isEmpty(), "nothing final within the grace");
             // no row for the grace: every window closes
             driver.advanceWallClockTime(Duration.ofMinutes(3));
-            List<ProcessStats> p = new ArrayList<>(processOut.readValuesToList());
-            List<HostStats> h = new ArrayList<>(hostOut.readValuesToList());
-            p.sort(java.util.Comparator.comparingLong(ProcessStats::getWindowStartNanos).thenComparing(x -> String.valueOf(x.getProcessName())));
-            h.sort(java.util.Comparator.comparingLong(HostStats::getWindowStartNanos).thenComparing(x -> x.getHost()));
-            List<ProcessStats> expected = new ArrayList<>(processes.processRows());
-            expected.sort(java.util.Comparator.comparingLong(ProcessStats::getWindowStartNanos).thenComparing(x -> String.valueOf(x.getProcessName())));
-            assertEquals(expected, p);
-            assertEquals(hosts.hostRows(), h);
-            // a row for a closed window: counted, logged, not merged
-            ThreadStats late = rows.get(0);
-            in.pipeInput(ThreadStatsFields.key(late.getSession(), late.getThreadId(), late.getWindowStartNanos()), late);
+            List<KeyValue<String, ProcessStats>> p = processOut.readKeyValuesToList();
+            List<KeyValue<String, HostStats>> h = hostOut.readKeyValuesToList();
+            assertTrue(p.stream().allMatch(kv -> kv.value.getRevision() == 0 && kv.value.getFinal$()), "every host was there: no revision");
+            assertEquals(processRows(processes.processRows()), processRows(latest(p, ProcessStats::getRevision).values()));
+            assertEquals(hostRows(hosts.hostRows()), hostRows(latest(h, HostStats::getRevision).values()));
+            // a row for a closed window again (a host sent it again): merged into revision 1 of its groups' rows, and counted
+            ThreadStats again = rows.get(0);
+            pipe(in, List.of(again));
             driver.advanceWallClockTime(Duration.ofMinutes(3));
-            assertTrue(processOut.isEmpty() && hostOut.isEmpty(), "no row again");
+            List<KeyValue<String, ProcessStats>> revised = processOut.readKeyValuesToList();
+            assertEquals(1, revised.size(), "one process row revised");
+            assertEquals(1, revised.get(0).value.getRevision());
+            long before = p.stream().filter(kv -> kv.key.equals(revised.get(0).key)).findFirst().orElseThrow().value.getThreads();
+            assertEquals(before + 1, revised.get(0).value.getThreads(), "merged into what was there");
+            assertEquals(1, hostOut.readKeyValuesToList().size(), "one host row revised");
             assertEquals(2.0, metric(driver, StageSensors.ROLLUP_LATE_ROWS + "-total"), "late for both roll-ups");
+            assertEquals(2.0, metric(driver, StageSensors.ROLLUP_REVISIONS_OUT + "-total"));
+        }
+    }
+
+    /**
+     * Three hosts, one ten windows behind the others (its trace ingested late): the windows close without it, the
+     * maximum wait after the others moved past them, and its rows come into revisions; the highest revision of every
+     * row is the offline roll-up of all three hosts, each row merged once.
+     */
+    @Test
+    void aHostBehindTheOthersComesIntoRevisionsOfEveryWindow() throws Exception {
+        List<ThreadStats> rows = rows(new ArrayList<>());
+        FleetRollup processes = new FleetRollup(FleetGroup.Kind.PROCESS);
+        processes.addAll(rows);
+        FleetRollup hosts = new FleetRollup(FleetGroup.Kind.HOST);
+        hosts.addAll(rows);
+        List<ThreadStats> ahead = rows.stream().filter(t -> !t.getHost().toString().equals("host2")).toList();
+        List<ThreadStats> behind = of(rows, "host2", -1);
+        long first = behind.get(0).getWindowStartNanos();
+        try (TopologyTestDriver driver = driver(600_000)) {
+            TestInputTopic<String, ThreadStats> in = driver.createInputTopic("etw.thread-stats", new StringSerializer(),
+                    new SingleObjectAvroSerde<>(ThreadStats.class));
+            var processOut = driver.createOutputTopic("etw.process-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ProcessStats.class));
+            var hostOut = driver.createOutputTopic("etw.host-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(HostStats.class));
+            // host2 is live but behind: its first window's rows, then the others' every window
+            pipe(in, of(behind, null, first));
+            pipe(in, ahead);
+            assertTrue(processOut.readKeyValuesToList().isEmpty(), "the windows host2 has not passed wait for it");
+            driver.advanceWallClockTime(Duration.ofMillis(MAX_WAIT_MS + 10_000));
+            pipe(in, behind.stream().filter(t -> t.getWindowStartNanos() != first).toList());
+            driver.advanceWallClockTime(Duration.ofMinutes(11));
+            List<KeyValue<String, ProcessStats>> p = processOut.readKeyValuesToList();
+            List<KeyValue<String, HostStats>> h = hostOut.readKeyValuesToList();
+            assertTrue(p.stream().anyMatch(kv -> kv.value.getRevision() > 0), "host2's rows came into revisions");
+            assertEquals(processRows(processes.processRows()), processRows(latest(p, ProcessStats::getRevision).values()));
+            assertEquals(hostRows(hosts.hostRows()), hostRows(latest(h, HostStats::getRevision).values()));
+            assertTrue(rows.stream().mapToLong(ThreadStats::getWindowStartNanos).distinct().count() > 3, "several windows");
         }
     }
 
     @Test
-    void aWindowClosesWhenTheRowsPassItsEndPlusTheGrace() throws Exception {
+    void aWindowClosesOnceEveryLiveHostHasMovedPastItOrTheMaximumWaitAfterTheFirst() throws Exception {
         List<ThreadStats> rows = rows(new ArrayList<>());
-        long first = rows.stream().mapToLong(ThreadStats::getWindowStartNanos).min().orElseThrow();
-        try (TopologyTestDriver driver = driver(60_000)) {
+        long first = rows.get(0).getWindowStartNanos();
+        try (TopologyTestDriver driver = driver(600_000)) {
             TestInputTopic<String, ThreadStats> in = driver.createInputTopic("etw.thread-stats", new StringSerializer(),
                     new SingleObjectAvroSerde<>(ThreadStats.class));
-            for (ThreadStats t : rows) in.pipeInput(ThreadStatsFields.key(t.getSession(), t.getThreadId(), t.getWindowStartNanos()), t);
             var hostOut = driver.createOutputTopic("etw.host-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(HostStats.class));
-            assertTrue(hostOut.isEmpty());
-            // a row of a window that starts a minute after the first one's end: the rows' time passed that end plus the grace
-            ThreadStats later = ThreadStats.newBuilder(rows.get(0)).setWindowStartNanos(first + 2 * WINDOW)
-                    .setWindowEndNanos(first + 3 * WINDOW).build();
-            in.pipeInput(ThreadStatsFields.key(later.getSession(), later.getThreadId(), later.getWindowStartNanos()), later);
-            List<HostStats> out = hostOut.readValuesToList();
-            assertEquals(3, out.size(), "each host's first window");
-            assertTrue(out.stream().allMatch(x -> x.getWindowStartNanos() == first && x.getFinal$()));
+            var processOut = driver.createOutputTopic("etw.process-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ProcessStats.class));
+            pipe(in, of(rows, null, first));
+            assertTrue(hostOut.isEmpty() && processOut.isEmpty(), "no host has moved past the first window");
+            // host0 and host1 move on; host2 is live and has not
+            pipe(in, of(rows, "host0", first + WINDOW));
+            pipe(in, of(rows, "host1", first + WINDOW));
+            assertTrue(processOut.isEmpty(), "the process roll-up waits for host2");
+            pipe(in, of(rows, "host2", first + WINDOW));
+            List<ProcessStats> out = processOut.readValuesToList();
+            assertTrue(!out.isEmpty() && out.stream().allMatch(x -> x.getWindowStartNanos() == first && x.getFinal$() && x.getRevision() == 0),
+                    "every live host has moved past the first window: it closed");
+            assertEquals(3, hostOut.readValuesToList().stream().filter(x -> x.getWindowStartNanos() == first).count(), "each host's first window");
+            // the second window: two hosts move past it, the third does not; it closes the maximum wait after the first did
+            pipe(in, of(rows, "host0", first + 2 * WINDOW));
+            pipe(in, of(rows, "host1", first + 2 * WINDOW));
+            assertTrue(processOut.isEmpty());
+            driver.advanceWallClockTime(Duration.ofMillis(MAX_WAIT_MS + 10_000));
+            List<ProcessStats> later = processOut.readValuesToList();
+            assertTrue(!later.isEmpty() && later.stream().allMatch(x -> x.getWindowStartNanos() == first + WINDOW), "closed at the maximum wait");
         }
     }
 
