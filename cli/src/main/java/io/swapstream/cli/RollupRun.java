@@ -96,6 +96,11 @@ final class RollupRun implements AutoCloseable {
         }
     }
 
+    /** The run's input has ended: every open window closes. */
+    void endOfInput() {
+        control.endOfInput();
+    }
+
     /** Waits until the stage has taken {@code rows} rows. */
     void awaitTaken(long rows, long deadlineNanos) throws InterruptedException {
         while (StageMetrics.total(streams, StageConfig.ROLLUP, io.swapstream.stage.StageSensors.ROWS_IN + "-total") < rows) {

@@ -79,7 +79,7 @@ class LiveSessionIT {
     }
 
     StageProcess ingest(KafkaBroker.Bootstrap k, Path watched) throws Exception {
-        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--quiet", "10s",
+        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--host-from-file-name", "--quiet", "10s",
                 "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(60));
     }
 
@@ -106,8 +106,12 @@ class LiveSessionIT {
 
     /** The final rows of the offline statistics, by output key. */
     static Map<String, ThreadStats> offline(Path f, String host) throws Exception {
+        return offline(f, host, WINDOW);
+    }
+
+    static Map<String, ThreadStats> offline(Path f, String host, long window) throws Exception {
         SessionStatistics whole = new SessionStatistics(0);
-        SessionStatistics windows = new SessionStatistics(WINDOW);
+        SessionStatistics windows = new SessionStatistics(window);
         SessionDecoder d = SessionDecoder.decodeBatches(f, host, null, b -> { whole.accept(b); windows.accept(b); }, null);
         String session = d.session().session();
         Map<String, ThreadStats> out = new HashMap<>();

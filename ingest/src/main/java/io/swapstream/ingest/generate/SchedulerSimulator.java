@@ -287,7 +287,10 @@ public final class SchedulerSimulator {
     }
 
     private void spawn(int pid) {
-        SimThread t = newThread(pid, 0x0501, rnd.nextInt(active));
+        // a thread is created by code that runs: a quiet (parked) processor logs nothing
+        int cpu = rnd.nextInt(active);
+        for (int k = 0; k < active && !usable(cpu); k++) cpu = (cpu + 1) % active;
+        SimThread t = newThread(pid, 0x0501, cpu);
         schedule(now + 1 + rnd.nextInt(1000), WAKE, threads.size() - 1, 0);
     }
 
