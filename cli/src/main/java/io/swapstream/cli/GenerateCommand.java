@@ -109,7 +109,9 @@ final class GenerateCommand implements Callable<Integer> {
         java.nio.file.Path whole = java.nio.file.Files.createTempFile("swapstream-generate-", ".tmp");
         try {
             long n = TraceGenerator.generate(whole, o, MaximumWaitReason.forBuild(build));
-            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time%n", out, n, mode, speed);
+            // trace time 0 (the logfile header's StartTime) on the wall clock: what a latency measurement needs
+            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time, trace time 0 at %d ms%n", out, n,
+                    mode, speed, System.currentTimeMillis());
             spec.commandLine().getErr().flush();
             TraceReplay.replay(whole, out, speed, null);
             spec.commandLine().getErr().printf("wrote %s%n", out);

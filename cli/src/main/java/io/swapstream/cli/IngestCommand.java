@@ -39,7 +39,8 @@ final class IngestCommand implements Callable<Integer> {
     @Option(names = "--quiet", defaultValue = "30s", paramLabel = "DURATION", description = "with --watch: a file that has not grown for this long is finished")
     String quiet;
 
-    @Option(names = "--poll", defaultValue = "1s", paramLabel = "DURATION", description = "with --watch: how often the directory is looked at")
+    @Option(names = "--poll", defaultValue = "250ms", paramLabel = "DURATION", description = "with --watch: how often the directory is"
+            + " looked at (a listing and a size per file: cheap)")
     String poll;
 
     @Option(names = "--host", paramLabel = "HOST", description = "host the traces came from; default: each file's name without"

@@ -277,7 +277,19 @@ public final class DirectoryIngest implements AutoCloseable {
 
     /** Reads the first buffer's logfile header; false while it is not all there or not ETL. */
     private boolean identify(WatchedFile f, FileChannel ch) throws IOException {
-        if (f.size < BufferHeader.SIZE) return false;
+        if (f.size < BufferHeader.SIZE) {
+            // a logger writes whole buffers: bytes that cannot start one say it is not a trace, however short
+            if (f.size >= 4) {
+                ByteBuffer first = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                readFully(ch, first, 0);
+                int size = first.getInt(0);
+                if (size != 0 && (size < BufferHeader.SIZE || size > SwapstreamConfig.MAX_MESSAGE_BYTES)) {
+                    f.notEtl = "its first bytes are not a buffer header: not an ETL file";
+                    log.accept(f.path + ": not followed: " + f.notEtl);
+                }
+            }
+            return false;
+        }
         readFully(ch, ByteBuffer.wrap(header), 0);
         int first = BufferHeader.read(header, 0).bufferSize();
         if (first == 0 || (first >= BufferHeader.SIZE && first <= SwapstreamConfig.MAX_MESSAGE_BYTES && f.size < first)) return false;

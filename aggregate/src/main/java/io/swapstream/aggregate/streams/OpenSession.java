@@ -62,7 +62,11 @@ final class OpenSession implements SessionStatistics.Accumulators {
         pages.closeWindow(start, (tid, a) -> {
             if (!replaying) rows.emit(this, tid, a, start, true);
         });
-        if (!replaying) metrics.windowsClosed.record();
+        if (!replaying) {
+            metrics.windowsClosed.record();
+            // the window's rows reach read_committed readers now, not up to a commit interval later
+            rows.commitSoon();
+        }
         shortWindows = batchesAtClose >= 0 && state.batches - batchesAtClose < settings.flushEvery().records() / 4;
         batchesAtClose = state.batches;
         rows.dropWindow(session, start - settings.keepWindows() * settings.windowNanos());
