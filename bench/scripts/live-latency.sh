@@ -33,11 +33,12 @@ run() { # name folder speed seconds generate-options...
     --speed "$speed" "$@" 2> "$W/$name.gen"
   echo "$name $speed $(sed -n 's/.*trace time 0 at \([0-9]*\) ms.*/\1/p' "$W/$name.gen")" >> "$W/modes"
 }
-run cswitch-idle-declared declared 1 "$secs" --mode cswitch --flush-timer 1s --idle-cpu 1:20:30
-run cswitch-idle plain 1 "$secs" --mode cswitch --flush-timer 1s --idle-cpu 1:20:30
-run compact-busy declared 1 "$secs" --mode compact --flush-timer 1s
-run compact-idle declared 1 "$secs" --mode compact --flush-timer 1s --idle-cpu 1:20:30
-# the 17-minute file-mode case: no flush timer, processor 1 parked for 130 s; at 10x, latencies in trace seconds
+# docs/collecting.md's settings: 16 KiB buffers, a 1 s flush timer (declared), CSwitch events
+run cswitch-idle-declared declared 1 "$secs" --mode cswitch --buffer-size 16 --flush-timer 1s --idle-cpu 1:20:30
+run cswitch-idle plain 1 "$secs" --mode cswitch --buffer-size 16 --flush-timer 1s --idle-cpu 1:20:30
+run compact-busy declared 1 "$secs" --mode compact --buffer-size 16 --flush-timer 1s
+run compact-idle declared 1 "$secs" --mode compact --buffer-size 16 --flush-timer 1s --idle-cpu 1:20:30
+# the 17-minute file-mode case: 64 KiB buffers, no flush timer, processor 1 parked for 130 s; at 10x, latencies in trace seconds
 run file-mode plain 10 1020 --mode cswitch --idle-cpu 1:400:130
 sleep 60
 $J tail sessions -b "$B" --topic-prefix "$P" --from-beginning > "$W/sessions.jsonl" 2>/dev/null

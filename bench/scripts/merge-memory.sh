@@ -2,7 +2,7 @@
 # What the decode stage's merge holds for a session whose processor 1 is parked (logs nothing) for L,
 # in file mode (no flush timer): every other processor's items from the park on, until the parked
 # processor's buffer comes. For a busy 16- and a 64-processor host (the generator's rate for these
-# shapes), L = 1 and 5 minutes; inspect --live decodes each file as a live session would.
+# shapes), L = 1, 5 and 15 minutes; inspect --live decodes each file as a live session would.
 # Usage: bench/scripts/merge-memory.sh [JAR]   Needs disk for the traces (a few GB) in $TMPDIR.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -14,7 +14,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|"
 for shape in "16 16 4" "64 32 4"; do
   set -- $shape
   cpus=$1 procs=$2 threads=$3
-  for park in 60 300; do
+  for park in 60 300 900; do
     # a rate probe: 200,000 switches, how long they take
     $J generate -o "$W/probe.etl" --cpus "$cpus" --processes "$procs" --threads-per-process "$threads" --switches 200000 \
       --start 2026-01-01T00:00:00Z --mode cswitch > /dev/null 2>&1

@@ -2,7 +2,6 @@ package io.swapstream.aggregate;
 
 import io.swapstream.schemas.avro.ThreadStats;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,7 +20,7 @@ public final class RowIndex {
     public enum Rows {
         /** Whole-session rows. */
         WHOLE,
-        /** Each thread's latest window kept. */
+        /** The latest window kept (of the session asked for, or of all): one window, every thread in it. */
         LATEST,
         /** Every window kept. */
         ALL
@@ -47,9 +46,8 @@ public final class RowIndex {
     private final List<String> sessionNames = new ArrayList<>();
     private final IntArrayList freeSessions = new IntArrayList();
     private int[] sessionRows = new int[16];
-    /** (session id, thread) to the slot of the thread's latest window. */
-    private final Long2IntOpenHashMap latestWindow = new Long2IntOpenHashMap();
-    private boolean latestStale;
+    /** Per session id, its whole-session rows: its threads with statistics. */
+    private int[] sessionThreads = new int[16];
     private int capacity = 1024;
     private int used;
     private String[] keys = new String[capacity];
@@ -65,7 +63,6 @@ public final class RowIndex {
         this.changes = changes;
         slotOf.defaultReturnValue(-1);
         sessionIds.defaultReturnValue(-1);
-        latestWindow.defaultReturnValue(-1);
     }
 
     /** The row under {@code storeKey}, a window's when {@code windowStart} is given, a whole session's when null. */
@@ -83,11 +80,7 @@ public final class RowIndex {
                 sessionRows[session]++;
                 threadOf[slot] = row.getThreadId();
                 windowOf[slot] = windowStart == null ? NO_WINDOW : windowStart;
-                if (windowStart != null) {
-                    long k = latestKey(session, threadOf[slot]);
-                    int before = latestWindow.get(k);
-                    if (!isWindowOf(before, session, threadOf[slot]) || windowOf[before] <= windowStart) latestWindow.put(k, slot);
-                }
+                if (windowStart == null) sessionThreads[session]++;
             }
             for (int c = 0; c < COLUMNS; c++) columns[c][slot] = ThreadStatsFields.value(row, c);
             stamps[slot]++;
@@ -104,12 +97,11 @@ public final class RowIndex {
             int slot = slotOf.removeInt(storeKey);
             if (slot < 0) return;
             int session = sessionOf[slot];
-            if (windowOf[slot] != NO_WINDOW && latestWindow.get(latestKey(session, threadOf[slot])) == slot) latestStale = true;
+            if (windowOf[slot] == NO_WINDOW) sessionThreads[session]--;
             if (--sessionRows[session] == 0) {
                 sessionIds.removeInt(sessionNames.get(session));
                 sessionNames.set(session, null);
                 freeSessions.add(session);
-                latestStale = true; // its latest windows' entries go
             }
             keys[slot] = null;
             json[slot] = null;
@@ -119,6 +111,17 @@ public final class RowIndex {
             lock.writeLock().unlock();
         }
         changes.incrementAndGet();
+    }
+
+    /** The threads of {@code session} with a whole-session row here: each thread once, whatever its records. */
+    public int threads(String session) {
+        lock.readLock().lock();
+        try {
+            int id = sessionIds.getInt(session);
+            return id < 0 ? 0 : sessionThreads[id];
+        } finally {
+            lock.readLock().unlock();
+        }
     }
 
     /** True when the index has a row of {@code session}. */
@@ -147,24 +150,18 @@ public final class RowIndex {
     public List<Hit> top(String field, int n, String session, Rows rows) {
         int column = ThreadStatsFields.column(field);
         if (column < 0) throw new IllegalArgumentException("no numeric field " + field);
-        if (rows == Rows.LATEST && latestStale) rebuildLatest();
         lock.readLock().lock();
         try {
             int only = session == null ? -1 : sessionIds.getInt(session);
             if (session != null && only < 0) return List.of();
             double[] v = columns[column];
             TopSlots best = new TopSlots(Math.max(1, Math.min(n, slotOf.size())), v);
-            if (rows == Rows.LATEST) {
-                for (var it = latestWindow.values().iterator(); it.hasNext(); ) {
-                    int s = it.nextInt();
-                    if (only < 0 || sessionOf[s] == only) best.offer(s);
-                }
-            } else {
-                boolean windows = rows == Rows.ALL;
-                for (int s = 0; s < used; s++) {
-                    if (keys[s] == null || (windowOf[s] != NO_WINDOW) != windows || (only >= 0 && sessionOf[s] != only)) continue;
-                    best.offer(s);
-                }
+            long latest = rows == Rows.LATEST ? latestWindow(only) : NO_WINDOW;
+            boolean windows = rows != Rows.WHOLE;
+            for (int s = 0; s < used; s++) {
+                if (keys[s] == null || (windowOf[s] != NO_WINDOW) != windows || (only >= 0 && sessionOf[s] != only)) continue;
+                if (rows == Rows.LATEST && windowOf[s] != latest) continue;
+                best.offer(s);
             }
             int[] order = best.sorted();
             List<Hit> out = new ArrayList<>(order.length);
@@ -197,22 +194,13 @@ public final class RowIndex {
         }
     }
 
-    /** Finds each thread's latest window again, after a removal took a latest one away. */
-    private void rebuildLatest() {
-        lock.writeLock().lock();
-        try {
-            if (!latestStale) return;
-            latestWindow.clear();
-            for (int s = 0; s < used; s++) {
-                if (keys[s] == null || windowOf[s] == NO_WINDOW) continue;
-                long k = latestKey(sessionOf[s], threadOf[s]);
-                int before = latestWindow.get(k);
-                if (before < 0 || windowOf[before] <= windowOf[s]) latestWindow.put(k, s);
-            }
-            latestStale = false;
-        } finally {
-            lock.writeLock().unlock();
+    /** The start of the latest window kept, of session id {@code only} or of all when negative; NO_WINDOW for none. Under the read lock. */
+    private long latestWindow(int only) {
+        long latest = NO_WINDOW;
+        for (int s = 0; s < used; s++) {
+            if (keys[s] != null && windowOf[s] != NO_WINDOW && (only < 0 || sessionOf[s] == only)) latest = Math.max(latest, windowOf[s]);
         }
+        return latest;
     }
 
     private int sessionId(String session) {
@@ -226,17 +214,11 @@ public final class RowIndex {
             sessionNames.add(session);
         }
         sessionIds.put(session, id);
-        if (id >= sessionRows.length) sessionRows = Arrays.copyOf(sessionRows, id * 2);
+        if (id >= sessionRows.length) {
+            sessionRows = Arrays.copyOf(sessionRows, id * 2);
+            sessionThreads = Arrays.copyOf(sessionThreads, id * 2);
+        }
         return id;
-    }
-
-    /** True when {@code slot} holds a window of the session and thread (a map entry may outlive its row until a rebuild). */
-    private boolean isWindowOf(int slot, int session, int tid) {
-        return slot >= 0 && keys[slot] != null && windowOf[slot] != NO_WINDOW && sessionOf[slot] == session && threadOf[slot] == tid;
-    }
-
-    private static long latestKey(int session, int tid) {
-        return ((long) session << 32) | (tid & 0xFFFFFFFFL);
     }
 
     private void grow() {

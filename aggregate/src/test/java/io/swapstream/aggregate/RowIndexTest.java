@@ -59,16 +59,17 @@ class RowIndexTest {
     /** What the query means, by brute force: nulls last, ties by session, thread, window. */
     static List<String> fullSort(java.util.Collection<Row> rows, String field, String session, RowIndex.Rows kind) {
         List<Row> candidates = new ArrayList<>();
-        Map<String, Row> latest = new HashMap<>();
+        // the latest window: of the session asked for, or of all; every thread's row in it
+        long latest = Long.MIN_VALUE;
+        for (Row r : rows) {
+            if ((session == null || r.stats().getSession().toString().equals(session)) && r.window() != null) latest = Math.max(latest, r.window());
+        }
         for (Row r : rows) {
             if (session != null && !r.stats().getSession().toString().equals(session)) continue;
             if (kind == RowIndex.Rows.WHOLE && r.window() == null) candidates.add(r);
             if (kind == RowIndex.Rows.ALL && r.window() != null) candidates.add(r);
-            if (kind == RowIndex.Rows.LATEST && r.window() != null) {
-                latest.merge(r.stats().getSession() + "/" + r.stats().getThreadId(), r, (a, b) -> a.window() >= b.window() ? a : b);
-            }
+            if (kind == RowIndex.Rows.LATEST && r.window() != null && r.window() == latest) candidates.add(r);
         }
-        candidates.addAll(latest.values());
         candidates.sort(Comparator.comparingDouble((Row r) -> -ThreadStatsFields.sortValue(r.stats(), field))
                 .thenComparing(r -> r.stats().getSession().toString()).thenComparingInt(r -> r.stats().getThreadId())
                 .thenComparingLong(r -> r.window() == null ? Long.MIN_VALUE : r.window()));

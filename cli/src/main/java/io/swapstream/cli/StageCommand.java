@@ -2,10 +2,13 @@ package io.swapstream.cli;
 
 import static io.swapstream.stage.StageSensors.*;
 
+import io.swapstream.aggregate.fleet.streams.RollupSettings;
+import io.swapstream.http.FleetMetrics;
 import io.swapstream.http.HttpTls;
 import io.swapstream.http.HttpUsers;
 import io.swapstream.http.Peers;
 import io.swapstream.http.RollupApi;
+import io.swapstream.http.RollupRowsFeed;
 import io.swapstream.http.StageHttp;
 import io.swapstream.http.StageMetrics;
 import io.swapstream.http.StatsApi;
@@ -44,9 +47,21 @@ abstract class StageCommand implements Callable<Integer> {
     String applicationId;
 
     @Option(names = "--http", paramLabel = "HOST:PORT",
-            description = "HTTP address: /health, /metrics (and on the aggregate the query API and the live page);"
-                    + " port 0 takes any free port. Default: 127.0.0.1:8081 (decode), 127.0.0.1:8080 (aggregate)")
+            description = "HTTP address: /health, /metrics, and on the aggregate and the rollup their query API and page;"
+                    + " port 0 takes any free port. Default: ${DEFAULT-VALUE}")
     String http;
+
+    /** Each stage's own HTTP address as the default of --http, so that its --help shows its own. */
+    static final class HttpDefault implements picocli.CommandLine.IDefaultValueProvider {
+        @Override
+        public String defaultValue(picocli.CommandLine.Model.ArgSpec arg) {
+            if (arg instanceof picocli.CommandLine.Model.OptionSpec o && o.longestName().equals("--http")
+                    && arg.command().userObject() instanceof StageCommand s) {
+                return s.defaultHttp();
+            }
+            return null;
+        }
+    }
 
     @Option(names = "--http-advertised", paramLabel = "HOST:PORT",
             description = "HTTP address other instances use to reach this one's stores; default: the --http"
@@ -74,6 +89,10 @@ abstract class StageCommand implements Callable<Integer> {
             description = "how long an ended session stays in the stage's stores (and queries); the topics keep it for the broker's retention")
     String retention;
 
+    @Option(names = "--all-kafka-metrics", description = "/metrics also shows every Kafka client metric, with Kafka's labels (client, thread"
+            + " and task ids, new at each start); without it, only the few an operator watches, per stage")
+    boolean allKafkaMetrics;
+
     /** This instance's HTTP address in Kafka Streams metadata. */
     String advertised;
 
@@ -83,6 +102,9 @@ abstract class StageCommand implements Callable<Integer> {
 
     /** Routes beyond /health and /metrics. */
     void routes(StageHttp server, KafkaStreams streams) { }
+
+    /** What the stage runs beside its Streams application, closed when it stops (null: nothing). */
+    AutoCloseable beside(StageMetrics metrics, Properties config, String bootstrap) { return null; }
 
     /** Checks the stage's own options before anything starts. */
     void validate() { }
@@ -159,11 +181,19 @@ abstract class StageCommand implements Callable<Integer> {
         CloseOptions leave = CloseOptions.timeout(Duration.ofSeconds(30))
                 .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            // a signal (SIGTERM, Ctrl-C) rather than the stage's own end: say so last, once its work is committed
+            boolean signalled = !stopped.isDone();
+            String last = signalled ? progress(streams, stage()) : null;
             streams.close(leave);
             stopped.complete(0);
+            if (signalled) {
+                err.printf("swapstream %s: stopped by a signal; its work is committed and its partitions handed over (%s)%n", stage(), last);
+                err.flush();
+            }
         }));
         int status;
-        try (StageMetrics metrics = new StageMetrics(streams, stage()); StageHttp open = server) {
+        try (StageMetrics metrics = new StageMetrics(streams, stage(), allKafkaMetrics); StageHttp open = server;
+             AutoCloseable besides = beside(metrics, config, bootstrap)) {
             server.standard(streams, metrics);
             routes(server, streams);
             server.start();
@@ -200,7 +230,7 @@ abstract class StageCommand implements Callable<Integer> {
                 n.applyAsLong(SESSIONS_ENDED), StageMetrics.lag(streams));
     }
 
-    @Command(name = "decode", description = "Run the decode stage (raw buffers to switch batches, sessions, threads) until stopped.")
+    @Command(name = "decode", defaultValueProvider = HttpDefault.class, description = "Run the decode stage (raw buffers to switch batches, sessions, threads) until stopped.")
     static final class Decode extends StageCommand {
         @Option(names = "--idle-timeout", defaultValue = "10m", paramLabel = "DURATION",
                 description = "a session with no buffer for this long ends as incomplete")
@@ -209,7 +239,7 @@ abstract class StageCommand implements Callable<Integer> {
         @Option(names = "--rows", description = "also write one record per switch to the context-switches topic")
         boolean rows;
 
-        @Option(names = "--max-lateness", defaultValue = "60s", paramLabel = "DURATION", description = "a live session's merge waits"
+        @Option(names = "--max-lateness", defaultValue = "5m", paramLabel = "DURATION", description = "a live session's merge waits"
                 + " this long at most for a processor's buffer before it lets later switches out (one that then comes is counted"
                 + " out of order and has no derived times); a finished file's merge waits for its own lateness")
         String maxLateness;
@@ -246,7 +276,7 @@ abstract class StageCommand implements Callable<Integer> {
         Topology topology(Properties config) { return Pipeline.decodeTopology(config); }
     }
 
-    @Command(name = "aggregate", description = "Run the aggregate stage (switches to per-thread statistics) until stopped.")
+    @Command(name = "aggregate", defaultValueProvider = HttpDefault.class, description = "Run the aggregate stage (switches to per-thread statistics) until stopped.")
     static final class Aggregate extends StageCommand {
         @Option(names = "--window", defaultValue = "60s", paramLabel = "DURATION", description = "tumbling window of the windowed statistics")
         String window;
@@ -292,7 +322,7 @@ abstract class StageCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "rollup", description = "Run the rollup stage (final window rows to per-process and per-host roll-ups across"
+    @Command(name = "rollup", defaultValueProvider = HttpDefault.class, description = "Run the rollup stage (final window rows to per-process and per-host roll-ups across"
             + " hosts) until stopped.")
     static final class Rollup extends StageCommand {
         @Option(names = "--max-wait", defaultValue = "2m", paramLabel = "DURATION", description = "once a host has moved past a window,"
@@ -303,6 +333,15 @@ abstract class StageCommand implements Callable<Integer> {
         @Option(names = "--grace", defaultValue = "2m", paramLabel = "DURATION", description = "a window's roll-up also closes once no"
                 + " row for it has come for this long")
         String grace;
+
+        @Option(names = "--metrics-processes", defaultValue = "100", paramLabel = "N", description = "process names with series of"
+                + " their own in /metrics' fleet histograms: those with the most ready time lately; the rest add up under"
+                + " process=\"_other\"")
+        int metricsProcesses;
+
+        @Option(names = "--metrics-hosts", defaultValue = "1000", paramLabel = "N", description = "hosts with series of their own in"
+                + " /metrics' fleet histograms, as --metrics-processes")
+        int metricsHosts;
 
         @Option(names = "--aggregate-page", defaultValue = "http://127.0.0.1:8080/", paramLabel = "URL",
                 description = "the aggregate's page, where the fleet page sends a click on a host")
@@ -316,6 +355,18 @@ abstract class StageCommand implements Callable<Integer> {
         void validate() {
             Options.positiveDuration("--grace", grace);
             Options.positiveDuration("--max-wait", maxWait);
+            Options.atLeast("--metrics-processes", metricsProcesses, 0);
+            Options.atLeast("--metrics-hosts", metricsHosts, 0);
+        }
+
+        @Override
+        AutoCloseable beside(StageMetrics metrics, Properties config, String bootstrap) {
+            FleetMetrics fleet = new FleetMetrics(metricsProcesses, metricsHosts);
+            metrics.add(fleet);
+            Map<String, Object> client = new java.util.HashMap<>(kafka.clientConfig());
+            client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            return new RollupRowsFeed(client, config.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-fleet-metrics",
+                    RollupSettings.from(StageConfig.asMap(config)), fleet).start();
         }
 
         @Override

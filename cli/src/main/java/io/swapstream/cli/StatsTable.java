@@ -33,8 +33,8 @@ final class StatsTable {
 
     static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {
         // Waits (blocked until readied) and Ready (runnable, no processor) as WPA separates them, then the whole gap
-        String head = String.format("%s%-7s %-6s %-18s %-12s %7s %7s %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
-                windowed ? String.format("%-24s ", "window") : "", "tid", "pid", "process", "thread", "in", "out",
+        String head = String.format("%s%-16s %-7s %-6s %-18s %-12s %7s %7s %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
+                windowed ? String.format("%-24s ", "window") : "", "host", "tid", "pid", "process", "thread", "in", "out",
                 "ready.p50", "ready.p99", "ready.max", "wait.p50", "wait.p90", "wait.p99", "run.sum", "prio", "vol%",
                 "top wait reason", "top readiers");
         out.println(head);
@@ -48,9 +48,9 @@ final class StatsTable {
                     .sorted(Comparator.comparing((Map.Entry<String, Long> e) -> -e.getValue())
                             .thenComparingLong(e -> Long.parseLong(e.getKey())))
                     .forEach(e -> readiers.append(readiers.length() == 0 ? "" : " ").append(e.getKey()).append(" (").append(e.getValue()).append(")"));
-            out.println(String.format("%s%-7d %-6s %-18s %-12s %7d %7d %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
+            out.println(String.format("%s%-16s %-7d %-6s %-18s %-12s %7d %7d %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
                     windowed ? String.format("%-24s ", Instant.ofEpochSecond(0, t.getWindowStartNanos())) : "",
-                    t.getThreadId(), t.getProcessId() == null ? "-" : t.getProcessId(), cut(t.getProcessName(), 18),
+                    cut(t.getHost(), 16), t.getThreadId(), t.getProcessId() == null ? "-" : t.getProcessId(), cut(t.getProcessName(), 18),
                     cut(t.getThreadName(), 12), t.getSwitchInCount(), outs, us(t.getReadyP50Nanos()), us(t.getReadyP99Nanos()),
                     us(t.getReadyMaxNanos()), us(t.getWaitP50Nanos()), us(t.getWaitP90Nanos()),
                     us(t.getWaitP99Nanos()), us(t.getRunSumNanos()),

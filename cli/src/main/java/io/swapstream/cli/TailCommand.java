@@ -39,15 +39,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "tail", description = "A topic of the pipeline as JSON lines, Avro decoded, committed records only;"
         + " exits at the end unless --follow.")
 final class TailCommand implements Callable<Integer> {
-    static final List<String> TOPICS = List.of(SwapstreamConfig.RAW_BUFFERS, SwapstreamConfig.SESSIONS,
-            SwapstreamConfig.SWITCH_BATCHES, SwapstreamConfig.CONTEXT_SWITCHES, SwapstreamConfig.THREADS,
-            SwapstreamConfig.THREAD_STATS, SwapstreamConfig.DEAD_LETTERS, SwapstreamConfig.INGEST_POSITIONS);
+    /** Every topic the pipeline writes: those it creates. */
+    static final List<String> TOPICS = List.copyOf(io.swapstream.ingest.TopicSetup.topics().keySet());
 
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
     @Parameters(paramLabel = "TOPIC", description = "a topic, with or without the prefix: raw-buffers, sessions, switch-batches,"
-            + " context-switches, threads, thread-stats, dead-letters or ingest-positions")
+            + " context-switches, threads, thread-stats, process-stats, host-stats, dead-letters or ingest-positions")
     String topic;
 
     @Option(names = "--from-beginning", description = "every record; without it, the last --last records of each partition")
@@ -145,6 +144,8 @@ final class TailCommand implements Callable<Integer> {
             case SwapstreamConfig.SESSIONS -> avro(serdes.serde(TraceSession.class, config).deserializer());
             case SwapstreamConfig.THREADS -> avro(serdes.serde(ThreadInfo.class, config).deserializer());
             case SwapstreamConfig.THREAD_STATS -> avro(serdes.serde(ThreadStats.class, config).deserializer());
+            case SwapstreamConfig.PROCESS_STATS -> avro(serdes.serde(io.swapstream.schemas.avro.ProcessStats.class, config).deserializer());
+            case SwapstreamConfig.HOST_STATS -> avro(serdes.serde(io.swapstream.schemas.avro.HostStats.class, config).deserializer());
             case SwapstreamConfig.CONTEXT_SWITCHES -> avro(serdes.serde(io.swapstream.schemas.avro.ContextSwitch.class, config).deserializer());
             case SwapstreamConfig.SWITCH_BATCHES -> batches(SwitchBatchSerde.forConfig(config).deserializer());
             case SwapstreamConfig.INGEST_POSITIONS -> TailCommand::position;

@@ -149,6 +149,14 @@ class RollupIT {
                         HttpResponse.BodyHandlers.ofString()).statusCode());
                 assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base + "/api/processes?by=nonsense")).build(),
                         HttpResponse.BodyHandlers.ofString()).statusCode());
+                // tail prints the roll-up rows, both kinds
+                for (String topic : List.of("process-stats", "host-stats")) {
+                    CliRunner tail = CliRunner.run("tail", topic, "--from-beginning", "-b", kafka.servers(), "--topic-prefix", prefix);
+                    assertEquals(0, tail.exit(), tail.err());
+                    List<String> lines = tail.out().lines().toList();
+                    assertTrue(lines.size() >= (topic.equals("host-stats") ? expectedHosts.size() : expected.size()), topic + ": " + lines.size());
+                    assertTrue(JSON.readTree(lines.get(0)).path("final").asBoolean(), lines.get(0));
+                }
                 fleetPage(base, expected);
             } finally {
                 rollup.close();

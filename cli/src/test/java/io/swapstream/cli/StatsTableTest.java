@@ -23,5 +23,8 @@ class StatsTableTest {
         StringWriter out = new StringWriter();
         StatsTable.print(new PrintWriter(out, true), List.of(row), false);
         assertTrue(out.toString().contains("1532 (5) 1080 (4) 1144 (4) 1388 (4) 2084 (1)"), out.toString());
+        // rows of several hosts say whose they are
+        assertTrue(out.toString().lines().toList().get(0).startsWith("host "), out.toString());
+        assertTrue(out.toString().lines().toList().get(1).startsWith("h "), out.toString());
     }
 }

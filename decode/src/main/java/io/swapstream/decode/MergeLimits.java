@@ -20,7 +20,7 @@ import java.time.Duration;
  */
 public record MergeLimits(long fileLatenessTicks, long maxLatenessNanos, long maxQueueBytes, long flushTimerNanos) {
     public static final long UNKNOWN = -1;
-    public static final Duration DEFAULT_MAX_LATENESS = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_MAX_LATENESS = Duration.ofMillis(io.swapstream.schemas.SwapstreamConfig.DEFAULT_DECODE_MAX_LATENESS_MS);
     /** What one queued item takes in the merge's columns, PMC counters and thread events aside. */
     static final int BYTES_PER_ITEM = 80;
 

@@ -100,6 +100,14 @@ public final class SessionDecoder {
         return expander == null ? 0 : clock.ticksToNanos(expander.maxLatenessTicks());
     }
 
+    /** How far the merge holds back: the newest event time read minus the newest switch sent on, ns; 0 before either. */
+    public long heldBackNanos() {
+        if (expander == null) return 0;
+        long read = expander.newestReadTimestamp();
+        long sent = expander.lastEmittedTimestamp();
+        return read == Long.MIN_VALUE || sent == Long.MIN_VALUE || read <= sent ? 0 : clock.ticksToNanos(read - sent);
+    }
+
     /** The Unix time of the latest switch emitted, nanoseconds; {@link Long#MIN_VALUE} before any. */
     public long lastEmittedNanos() {
         if (expander == null) return Long.MIN_VALUE;

@@ -57,6 +57,9 @@ public final class SwitchExpander {
     /** The time of the latest item emitted, in clock ticks; {@link Long#MIN_VALUE} before any. */
     public long lastEmittedTimestamp() { return emitter.lastEmittedTs; }
 
+    /** The time of the newest event read, in clock ticks; {@link Long#MIN_VALUE} before any. */
+    public long newestReadTimestamp() { return intake.frontier; }
+
     /**
      * Takes one event of the session, in buffer order.
      *

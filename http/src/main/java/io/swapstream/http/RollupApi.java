@@ -53,7 +53,9 @@ public final class RollupApi {
 
     public StageHttp.Response answer(StageHttp.Request request) throws Exception {
         String path = request.path();
+        if (path.equals("/api/windows")) return windows(request);
         if (path.equals("/api/fleet-config")) {
+            StageHttp.allowOnly(request.query(), List.of());
             return StageHttp.Response.json(200, JSON.writeValueAsString(Map.of("aggregatePage", aggregatePage)));
         }
         for (Kind kind : List.of(PROCESSES, HOSTS)) {
@@ -66,11 +68,12 @@ public final class RollupApi {
     /** The top groups of the latest window (or of every kept window), by a numeric field. */
     private StageHttp.Response list(Kind kind, StageHttp.Request request) throws Exception {
         Map<String, String> q = request.query();
+        StageHttp.allowOnly(q, List.of("by", "window", "top", "sketches"));
         String by = q.getOrDefault("by", "readyP99Nanos");
         if (!kind.sortable().contains(by)) throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + kind.sortable());
         String window = q.getOrDefault("window", "latest");
-        if (!window.equals("latest") && !window.equals("all")) {
-            throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not one of latest, all");
+        if (!window.equals("latest") && !window.equals("all") && !window.matches("[0-9]{1,19}")) {
+            throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, all, or a window's start (ns, as /api/windows lists them)");
         }
         int top = StatsApi.integer(q, "top", 20);
         boolean sketches = bool(q, "sketches");
@@ -85,9 +88,10 @@ public final class RollupApi {
                 else peers.ask(host, kind.path(), lq, request.authorization()).forEach(rows::add);
             }
         }
-        if (window.equals("latest")) {
-            long latest = rows.stream().mapToLong(n -> n.path("windowStartNanos").asLong()).max().orElse(0);
-            rows.removeIf(n -> n.path("windowStartNanos").asLong() != latest);
+        if (!window.equals("all")) {
+            long chosen = window.equals("latest") ? rows.stream().mapToLong(n -> n.path("windowStartNanos").asLong()).max().orElse(0)
+                    : Long.parseLong(window);
+            rows.removeIf(n -> n.path("windowStartNanos").asLong() != chosen);
         }
         rows.sort(Comparator.comparingDouble((JsonNode n) -> n.path(by).isNumber() ? -n.path(by).asDouble() : Double.POSITIVE_INFINITY)
                 .thenComparing(n -> -n.path("windowStartNanos").asLong()).thenComparing(n -> n.path(kind.nameField()).asText()));
@@ -96,8 +100,50 @@ public final class RollupApi {
         return StageHttp.Response.json(200, JSON.writeValueAsString(out));
     }
 
+    /** The windows whose roll-ups are kept, newest first, each with its end, and how many process and host rows it has. */
+    private StageHttp.Response windows(StageHttp.Request request) throws Exception {
+        StageHttp.allowOnly(request.query(), List.of());
+        List<JsonNode> rows = new ArrayList<>();
+        if (request.query().containsKey("local")) {
+            rows.addAll(windowsHere());
+        } else {
+            for (String host : peers.all()) {
+                if (peers.isSelf(host)) rows.addAll(windowsHere());
+                else peers.ask(host, "/api/windows", Map.of("local", "1"), request.authorization()).forEach(rows::add);
+            }
+        }
+        java.util.TreeMap<Long, long[]> byStart = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+        for (JsonNode n : rows) {
+            long[] w = byStart.computeIfAbsent(n.path("windowStartNanos").asLong(), k -> new long[3]);
+            w[0] = n.path("windowEndNanos").asLong();
+            w[1] += n.path("processes").asLong();
+            w[2] += n.path("hosts").asLong();
+        }
+        ArrayNode out = JSON.createArrayNode();
+        byStart.forEach((start, w) -> out.addObject().put("windowStartNanos", start).put("windowEndNanos", w[0]).put("processes", w[1])
+                .put("hosts", w[2]));
+        return StageHttp.Response.json(200, JSON.writeValueAsString(out));
+    }
+
+    /** This instance's kept windows: per window, its end and its rows of each kind. */
+    private List<JsonNode> windowsHere() throws Exception {
+        java.util.TreeMap<Long, long[]> byStart = new java.util.TreeMap<>();
+        for (Kind kind : List.of(PROCESSES, HOSTS)) {
+            for (JsonNode n : local(kind, null, false)) {
+                long[] w = byStart.computeIfAbsent(n.path("windowStartNanos").asLong(), k -> new long[3]);
+                w[0] = n.path("windowEndNanos").asLong();
+                w[kind == PROCESSES ? 1 : 2]++;
+            }
+        }
+        List<JsonNode> out = new ArrayList<>();
+        byStart.forEach((start, w) -> out.add(JSON.createObjectNode().put("windowStartNanos", start).put("windowEndNanos", w[0])
+                .put("processes", w[1]).put("hosts", w[2])));
+        return out;
+    }
+
     /** One group's kept windows, oldest first (the empty name: threads of no known process). */
     private StageHttp.Response one(Kind kind, String name, StageHttp.Request request) throws Exception {
+        StageHttp.allowOnly(request.query(), List.of("sketches"));
         boolean sketches = bool(request.query(), "sketches");
         List<JsonNode> windows;
         if (request.query().containsKey("local")) {
@@ -139,7 +185,10 @@ public final class RollupApi {
                 var kv = it.next();
                 if (name != null && !kv.key.substring(kv.key.indexOf('/') + 1).equals(name)) continue;
                 ObjectNode row = RecordJson.toTree(kv.value);
-                if (!sketches) row.remove(List.of("waitSketch", "readySketch", "runSketch"));
+                if (!sketches) {
+                    row.remove(List.of("waitSketch", "readySketch", "runSketch"));
+                    if (row.path("added").isObject()) ((ObjectNode) row.get("added")).remove(List.of("waitSketch", "readySketch", "runSketch"));
+                }
                 out.add(row);
             }
         }

@@ -61,10 +61,14 @@ public final class StageHttp implements AutoCloseable {
         }
     }
 
-    /** A request: its decoded path and query, and the ETag the client holds (If-None-Match), if any. */
-    public record Request(String path, Map<String, String> query, String ifNoneMatch, String authorization) {
+    /** A request: its decoded path and query, the ETag the client holds (If-None-Match), its credentials and the formats it takes. */
+    public record Request(String path, Map<String, String> query, String ifNoneMatch, String authorization, String accept) {
         Request(String path, Map<String, String> query) {
-            this(path, query, null, null);
+            this(path, query, null, null, null);
+        }
+
+        public Request(String path, Map<String, String> query, String ifNoneMatch, String authorization) {
+            this(path, query, ifNoneMatch, authorization, null);
         }
     }
 
@@ -85,6 +89,8 @@ public final class StageHttp implements AutoCloseable {
             e -> "internal error, please report it (SWAPSTREAM_DEBUG=1 prints the details)";
     private final HttpTls tls;
     private final HttpUsers users;
+    /** Whether a route takes every path no other route does; if none does, {@link #start} adds one that answers 404 in JSON. */
+    private boolean rootRouted;
 
     private StageHttp(HttpServer server, HttpTls tls, HttpUsers users) {
         this.server = server;
@@ -162,19 +168,20 @@ public final class StageHttp implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    /** {@code /health}: 200 while Kafka Streams is RUNNING, else 503; {@code /metrics}: Prometheus text. */
+    /** {@code /health}: 200 while Kafka Streams is RUNNING, else 503; {@code /metrics}: Prometheus text, OpenMetrics or protobuf as asked. */
     public StageHttp standard(KafkaStreams streams, StageMetrics metrics) {
         route("/health", request -> {
             KafkaStreams.State s = streams.state();
             return Response.json(s == KafkaStreams.State.RUNNING ? 200 : 503,
                     RecordJson.MAPPER.createObjectNode().put("state", s.toString()).toString());
         });
-        route("/metrics", request -> new Response(200, "text/plain; version=0.0.4; charset=utf-8",
-                metrics.scrape().getBytes(StandardCharsets.UTF_8)));
+        // Prometheus asks for protobuf when it takes native histograms, else for text
+        route("/metrics", request -> new Response(200, StageMetrics.contentType(request.accept()), metrics.scrape(request.accept())));
         return this;
     }
 
     public StageHttp route(String prefix, Route route) {
+        if (prefix.equals("/")) rootRouted = true;
         var context = server.createContext(prefix, exchange -> handle(exchange, route, describe));
         // /health says only whether the stage runs: probes need no password
         if (users != null && !prefix.equals("/health")) context.setAuthenticator(users);
@@ -205,7 +212,26 @@ public final class StageHttp implements AutoCloseable {
     }
 
     public void start() {
+        // an unknown path gets the one error shape, as every other answer, not the JDK server's HTML page
+        if (!rootRouted) route("/", request -> { throw new HttpProblem(404, "no such resource: " + request.path()); });
         server.start();
+    }
+
+    /** Refuses a parameter the route does not take (a misspelt one would otherwise be ignored); {@code local} is the instances' own. */
+    public static void allowOnly(Map<String, String> query, java.util.Collection<String> names) {
+        for (String k : query.keySet()) {
+            if (!names.contains(k) && !k.equals("local")) {
+                throw new HttpProblem(400, "unknown parameter '" + k + "'; this route takes " + (names.isEmpty() ? "none"
+                        : String.join(", ", new java.util.TreeSet<>(names))));
+            }
+        }
+    }
+
+    /** A weak ETag of an answer's bytes, for answers that have no version of their own. */
+    static String etagOf(byte[] body) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(body);
+        return "W/\"" + Long.toHexString(crc.getValue()) + "-" + body.length + "\"";
     }
 
     private static void handle(HttpExchange exchange, Route route, java.util.function.Function<Throwable, String> describe) throws IOException {
@@ -215,13 +241,20 @@ public final class StageHttp implements AutoCloseable {
                 r = Response.text(405, "only GET");
             } else {
                 URI uri = exchange.getRequestURI();
-                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), exchange.getRequestHeaders().getFirst("If-None-Match"),
-                        exchange.getRequestHeaders().getFirst("Authorization")));
+                var h = exchange.getRequestHeaders();
+                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), h.getFirst("If-None-Match"), h.getFirst("Authorization"),
+                        h.getFirst("Accept")));
             }
         } catch (HttpProblem e) {
             r = Response.error(e.status, e.getMessage());
         } catch (Exception e) {
             r = Response.error(500, describe.apply(e));
+        }
+        // every JSON answer has an ETag: its version where it has one, else its bytes'; a client holding it gets a 304
+        if (r.status() == 200 && r.etag() == null && r.contentType().startsWith("application/json")) {
+            String etag = etagOf(r.body());
+            r = etag.equals(exchange.getRequestHeaders().getFirst("If-None-Match")) ? Response.notModified(etag)
+                    : new Response(200, r.contentType(), r.body(), etag);
         }
         exchange.getResponseHeaders().set("Content-Type", r.contentType());
         if (r.etag() != null) {

@@ -8,8 +8,12 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.swapstream.stage.StageSensors;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.DoubleBinaryOperator;
@@ -18,38 +22,89 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
- * A stage's Prometheus metrics: Kafka Streams' own (with its consumers' and producers', and the stage's
- * per-task sensors, tagged by thread and task), the JVM's memory, and the stage's totals over its tasks,
- * named {@code swapstream_*} with a {@code stage} tag.
+ * A stage's Prometheus metrics: its own families only (its counters and gauges summed over its tasks,
+ * tagged with the stage), a few of Kafka's client metrics an operator watches (summed or the largest over
+ * the instance's clients, no per-client labels, so a restart makes no new series), and the JVM's memory.
+ * Every Kafka metric, with Kafka's own labels, is behind {@code --metrics-kafka all}.
  */
 public final class StageMetrics implements AutoCloseable {
-    private static final String[] COUNTERS = {BUFFERS_IN, SWITCHES_IN, SWITCHES_OUT, STATS_OUT, WINDOWS_CLOSED, DUPLICATE_BATCHES,
-            SESSIONS_ENDED, SESSIONS_FORGOTTEN, BUFFERS_LOST, EVENTS_LOST, SWITCHES_OUT_OF_ORDER, ROWS_IN, ROLLUP_LATE_ROWS, ROLLUPS_OUT, ROLLUP_REVISIONS_OUT};
+    /** The stages' own counters. */
+    private static final Map<String, List<String>> COUNTERS = Map.of(
+            "decode", List.of(RECORDS_IN, BUFFERS_IN, SWITCHES_OUT, SWITCHES_OUT_OF_ORDER, SESSIONS_ENDED, SESSIONS_FORGOTTEN, BUFFERS_LOST,
+                    EVENTS_LOST),
+            "aggregate", List.of(SWITCHES_IN, STATS_OUT, WINDOWS_CLOSED, DUPLICATE_BATCHES, SESSIONS_ENDED, SESSIONS_FORGOTTEN),
+            "rollup", List.of(ROWS_IN, ROLLUPS_OUT, ROLLUP_LATE_ROWS, ROLLUP_REVISIONS_OUT, WINDOWS_CLOSED));
+
+    /** A Kafka client metric worth a series of its own: its group and name, how instances combine, and what it shows. */
+    private record KafkaMetric(String group, String name, String exported, boolean counter, DoubleBinaryOperator over, String help) {}
+
+    private static final List<KafkaMetric> KAFKA = List.of(
+            new KafkaMetric("stream-metrics", "alive-stream-threads", "swapstream_kafka_streams_alive_threads", false, Double::sum,
+                    "Kafka Streams: stream threads running"),
+            new KafkaMetric("stream-thread-metrics", "process-total", "swapstream_kafka_streams_processed_records", true, Double::sum,
+                    "Kafka Streams: records processed by the stream threads"),
+            new KafkaMetric("stream-thread-metrics", "commit-total", "swapstream_kafka_streams_commits", true, Double::sum,
+                    "Kafka Streams: commits (each a transaction under exactly-once)"),
+            new KafkaMetric("stream-thread-metrics", "commit-latency-max", "swapstream_kafka_streams_commit_latency_max_seconds", false,
+                    StageMetrics::max, "Kafka Streams: the longest commit of the last metrics window"),
+            new KafkaMetric("stream-task-metrics", "dropped-records-total", "swapstream_kafka_streams_dropped_records", true, Double::sum,
+                    "Kafka Streams: records dropped (deserialization errors, late records)"),
+            new KafkaMetric("consumer-coordinator-metrics", "rebalance-total", "swapstream_kafka_rebalances", true, Double::sum,
+                    "Kafka consumer group rebalances this instance took part in"),
+            new KafkaMetric("consumer-fetch-manager-metrics", "records-lag-max", "swapstream_kafka_records_lag_max", false, StageMetrics::max,
+                    "Kafka: the largest lag of a partition this instance reads, records"),
+            new KafkaMetric("producer-metrics", "record-error-total", "swapstream_kafka_producer_record_errors", true, Double::sum,
+                    "Kafka producers: records that failed to send"),
+            new KafkaMetric("producer-metrics", "record-send-total", "swapstream_kafka_producer_records_sent", true, Double::sum,
+                    "Kafka producers: records sent"));
+
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final KafkaStreamsMetrics streamsMetrics;
     private final KafkaStreams streams;
     private final String stage;
     private final Set<String> reasonsRegistered = new HashSet<>();
 
-    public StageMetrics(KafkaStreams streams, String stage) {
+    /** @param allKafkaMetrics every Kafka client metric with its labels (thread, client and task ids), as Micrometer binds them */
+    public StageMetrics(KafkaStreams streams, String stage, boolean allKafkaMetrics) {
         this.streams = streams;
         this.stage = stage;
-        this.streamsMetrics = new KafkaStreamsMetrics(streams);
-        streamsMetrics.bindTo(registry);
+        this.streamsMetrics = allKafkaMetrics ? new KafkaStreamsMetrics(streams) : null;
+        if (streamsMetrics != null) streamsMetrics.bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
-        for (String name : COUNTERS) {
+        for (String name : COUNTERS.getOrDefault(stage, List.of())) {
             String metric = name + "-total";
             FunctionCounter.builder(prometheusName(name), streams, s -> total(s, stage, metric)).tag(STAGE_TAG, stage)
                     .description(DESCRIPTIONS.get(name)).register(registry);
         }
-        gauge(SESSIONS_OPEN, Double::sum);
-        gauge(MERGE_QUEUED_ITEMS, Double::sum);
-        gauge(DECODE_CHECKPOINT_BYTES, Math::max);
-        Gauge.builder("swapstream_event_lag_seconds", streams, s -> eventLagSeconds(combine(s, stage, LATEST_SWITCH_NANOS, Math::max)))
-                .tag(STAGE_TAG, stage).description("wall-clock time minus the time of the latest switch this stage has emitted (decode)"
-                        + " or taken (aggregate): how far the merge, and the stages, hold back").register(registry);
+        if (stage.equals("decode")) {
+            gauge(SESSIONS_OPEN, Double::sum);
+            gauge(MERGE_QUEUED_ITEMS, Double::sum);
+            gauge(DECODE_CHECKPOINT_BYTES, StageMetrics::max);
+            for (String reason : DEAD_LETTER_REASONS) registerReason(reason);
+        } else if (stage.equals("aggregate")) {
+            gauge(SESSIONS_OPEN, Double::sum);
+        }
+        if (!stage.equals("rollup")) {
+            Gauge.builder("swapstream_event_lag_seconds", streams, s -> combine(s, stage, EVENT_LAG_NANOS, StageMetrics::max) / 1e9)
+                    .tag(STAGE_TAG, stage).description("how far behind the newest event time this stage has read its output is: decode, the"
+                            + " most a session's merge holds back; aggregate, the newest switch taken minus the end of the newest window"
+                            + " closed. 0 when caught up, whatever the trace's own time").register(registry);
+        }
         Gauge.builder("swapstream_lag_records", streams, StageMetrics::lag).tag(STAGE_TAG, stage)
                 .description("records behind the end of the input topics, summed over this instance's partitions").register(registry);
+        if (streamsMetrics == null) {
+            for (KafkaMetric k : KAFKA) {
+                if (k.counter) {
+                    FunctionCounter.builder(k.exported, streams, s -> kafka(s, k)).tag(STAGE_TAG, stage).description(k.help).register(registry);
+                } else {
+                    Gauge.builder(k.exported, streams, s -> kafka(s, k)).tag(STAGE_TAG, stage).description(k.help).register(registry);
+                }
+            }
+        }
+    }
+
+    private static double max(double a, double b) {
+        return Math.max(a, b);
     }
 
     private void gauge(String name, DoubleBinaryOperator over) {
@@ -79,10 +134,18 @@ public final class StageMetrics implements AutoCloseable {
         return v;
     }
 
-    static double eventLagSeconds(double latestSwitchNanos) {
-        if (latestSwitchNanos <= 0) return Double.NaN;
-        java.time.Instant now = java.time.Instant.now();
-        return (now.getEpochSecond() * 1e9 + now.getNano() - latestSwitchNanos) / 1e9;
+    /** A Kafka client metric over every client of the instance; NaN (a metric not measured yet) counts as nothing. */
+    private static double kafka(KafkaStreams streams, KafkaMetric k) {
+        double v = 0;
+        for (Map.Entry<MetricName, ? extends Metric> e : streams.metrics().entrySet()) {
+            MetricName n = e.getKey();
+            if (n.name().equals(k.name) && n.group().equals(k.group) && e.getValue().metricValue() instanceof Number x
+                    && Double.isFinite(x.doubleValue())) {
+                v = k.over.applyAsDouble(v, x.doubleValue());
+            }
+        }
+        // Kafka measures latencies in ms; Prometheus names them in seconds
+        return k.exported.endsWith("_seconds") ? v / 1000 : v;
     }
 
     public static double lag(KafkaStreams streams) {
@@ -96,18 +159,47 @@ public final class StageMetrics implements AutoCloseable {
         return lag;
     }
 
-    /** The Prometheus text; dead-letter reasons seen since the last scrape get their series first. */
+    /** Adds a collector's families to this stage's /metrics. */
+    public void add(MultiCollector collector) {
+        registry.getPrometheusRegistry().register(collector);
+    }
+
+    /** The Prometheus text. */
     public String scrape() {
-        synchronized (reasonsRegistered) {
-            String metric = DEAD_LETTERS + "-total";
-            for (MetricName n : streams.metrics().keySet()) {
-                String reason = n.tags().get(REASON_TAG);
-                if (reason == null || !n.name().equals(metric) || !n.group().equals(GROUP) || !reasonsRegistered.add(reason)) continue;
-                FunctionCounter.builder(prometheusName(DEAD_LETTERS), streams, s -> byReason(s, metric, reason)).tag(STAGE_TAG, stage)
-                        .tag(REASON_TAG, reason).description(DESCRIPTIONS.get(DEAD_LETTERS)).register(registry);
-            }
-        }
+        registerNewReasons();
         return registry.scrape();
+    }
+
+    /** The exposition a scraper asks for by its Accept header (Prometheus text, OpenMetrics, or protobuf with native histograms). */
+    public byte[] scrape(String accept) throws IOException {
+        registerNewReasons();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);
+        registry.scrape(out, accept == null ? "" : accept);
+        return out.toByteArray();
+    }
+
+    /** The content type {@link #scrape(String)} writes for {@code accept}. */
+    public static String contentType(String accept) {
+        return io.prometheus.metrics.expositionformats.ExpositionFormats.init().findWriter(accept == null ? "" : accept).getContentType();
+    }
+
+    /** Dead-letter reasons the tasks counted that are not among the known ones get their series before the scrape. */
+    private void registerNewReasons() {
+        if (!stage.equals("decode")) return;
+        String metric = DEAD_LETTERS + "-total";
+        for (MetricName n : streams.metrics().keySet()) {
+            String reason = n.tags().get(REASON_TAG);
+            if (reason != null && n.name().equals(metric) && n.group().equals(GROUP)) registerReason(reason);
+        }
+    }
+
+    private void registerReason(String reason) {
+        synchronized (reasonsRegistered) {
+            if (!reasonsRegistered.add(reason)) return;
+            String metric = DEAD_LETTERS + "-total";
+            FunctionCounter.builder(prometheusName(DEAD_LETTERS), streams, s -> byReason(s, metric, reason)).tag(STAGE_TAG, stage)
+                    .tag(REASON_TAG, reason).description(DESCRIPTIONS.get(DEAD_LETTERS)).register(registry);
+        }
     }
 
     private double byReason(KafkaStreams s, String metric, String reason) {
@@ -124,7 +216,7 @@ public final class StageMetrics implements AutoCloseable {
 
     @Override
     public void close() {
-        streamsMetrics.close();
+        if (streamsMetrics != null) streamsMetrics.close();
         registry.close();
     }
 }

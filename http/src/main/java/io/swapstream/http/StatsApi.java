@@ -71,9 +71,11 @@ public final class StatsApi {
     private StageHttp.Response answer(String path, Map<String, String> q, String ifNoneMatch, String authorization) throws Exception {
         boolean local = q.containsKey("local");
         if (path.equals("/api/sessions")) {
+            StageHttp.allowOnly(q, List.of());
             return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q, authorization)));
         }
         if (path.equals("/api/threads")) {
+            StageHttp.allowOnly(q, List.of("session", "by", "top", "window"));
             String session = q.get("session");
             if (session != null && session.isEmpty()) throw new StageHttp.HttpProblem(400, "session: empty; leave it out for every session");
             String by = q.getOrDefault("by", "waitP99Nanos");
@@ -101,9 +103,11 @@ public final class StatsApi {
                 return StageHttp.Response.json(200, localTop(by, top, session, rows), etag);
             }
             ArrayNode merged = session != null ? peers.ask(owner, path, local(q), authorization) : everywhere(path, q, authorization);
+            if (rows == RowIndex.Rows.LATEST) merged = latestWindowOnly(merged);
             return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, top)));
         }
         if (path.startsWith("/api/threads/")) {
+            StageHttp.allowOnly(q, List.of());
             String[] parts = path.substring("/api/threads/".length()).split("/");
             if (parts.length != 2) throw new StageHttp.HttpProblem(400, "expected /api/threads/SESSION/TID");
             String session = java.net.URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
@@ -115,7 +119,8 @@ public final class StatsApi {
             }
             if (!local) {
                 ArrayNode a = owner(session, path, q, authorization);
-                if (a.size() == 0) throw new StageHttp.HttpProblem(404, "thread " + tid + " has no statistics in session " + session);
+                if (a.size() == 0) throw new StageHttp.HttpProblem(404, sessionKnown(session, authorization) ? "no thread " + tid + " in session " + session
+                        : "no session " + session);
                 return StageHttp.Response.json(200, JSON.writeValueAsString(a.get(0)));
             }
             ObjectNode one = localThread(session, tid);
@@ -149,6 +154,16 @@ public final class StatsApi {
         return peers.alone();
     }
 
+    /** True when an instance of the stage knows the session: this one's store, or the owner's answer to the sessions route. */
+    private boolean sessionKnown(String session, String authorization) throws Exception {
+        String owner = peers.owner(AggregateTopology.STATS_STORE, session, "session " + session);
+        if (peers.isSelf(owner)) return indexes.hasSession(session) || knownHere(session);
+        for (JsonNode n : peers.ask(owner, "/api/sessions", Map.of("local", "1"), authorization)) {
+            if (n.path("session").asText().equals(session)) return true;
+        }
+        return false;
+    }
+
     /** True when this instance has the session's record (a session may have no row yet). */
     private boolean knownHere(String session) {
         return this.<TraceSession>store(AggregateTopology.SESSION_RECORDS_STORE).get(session) != null;
@@ -158,6 +173,7 @@ public final class StatsApi {
     private byte[] localTop(String by, int top, String session, RowIndex.Rows rows) {
         List<RowIndex.Hit> hits = indexes.top(by, top, session, rows);
         ReadOnlyKeyValueStore<String, ThreadStats> stats = hits.isEmpty() ? null : store(AggregateTopology.STATS_STORE);
+        ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadInfo> labels = hits.isEmpty() ? null : store(AggregateTopology.THREADS_STORE);
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256 + hits.size() * 1024);
         out.write('[');
         boolean first = true;
@@ -166,7 +182,7 @@ public final class StatsApi {
             if (json == null) {
                 ThreadStats row = stats.get(h.storeKey());
                 if (row == null) continue; // removed since it was selected
-                json = RecordJson.toJson(row).getBytes(StandardCharsets.UTF_8);
+                json = withReadiers(RecordJson.toTree(row), labels).toString().getBytes(StandardCharsets.UTF_8);
                 h.keepJson(json);
             }
             if (!first) out.write(',');
@@ -175,6 +191,15 @@ public final class StatsApi {
         }
         out.write(']');
         return out.toByteArray();
+    }
+
+    /** Each instance's latest window: the fleet's is the latest of them. */
+    private static ArrayNode latestWindowOnly(ArrayNode rows) {
+        long latest = Long.MIN_VALUE;
+        for (JsonNode n : rows) latest = Math.max(latest, n.path("windowStartNanos").asLong());
+        ArrayNode out = JSON.createArrayNode();
+        for (JsonNode n : rows) if (n.path("windowStartNanos").asLong() == latest) out.add(n);
+        return out;
     }
 
     private static ArrayNode ranked(ArrayNode rows, String by, int top) {
@@ -255,12 +280,34 @@ public final class StatsApi {
                 if (p != null) {
                     AggregateTopology.SessionProgress s = AggregateTopology.progress(p);
                     n.put("switchesCounted", s.switches());
-                    n.put("threads", s.threads());
+                    // each thread once (a thread has several records on etw.threads: its start, rundown, end)
+                    n.put("threads", indexes.threads(kv.key));
+                    n.put("threadRecords", s.threads());
                     n.put("final", s.done());
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * A row with {@code readiedBy}: its top readiers, most first, each with its process's name where the session's
+     * thread records give it (written with the accumulators: a thread seen in the last moments may have none yet).
+     */
+    static ObjectNode withReadiers(ObjectNode row, ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadInfo> labels) {
+        List<Map.Entry<String, JsonNode>> top = new ArrayList<>(row.path("topReadiers").properties());
+        top.sort(Comparator.comparingLong((Map.Entry<String, JsonNode> e) -> -e.getValue().asLong())
+                .thenComparingLong(e -> Long.parseLong(e.getKey())));
+        ArrayNode by = row.putArray("readiedBy");
+        String session = row.path("session").asText();
+        for (Map.Entry<String, JsonNode> e : top) {
+            io.swapstream.schemas.avro.ThreadInfo t = labels.get(session + "/" + e.getKey());
+            ObjectNode r = by.addObject().put("threadId", Integer.parseInt(e.getKey()));
+            if (t == null || t.getProcessName() == null) r.putNull("processName");
+            else r.put("processName", t.getProcessName().toString());
+            r.put("count", e.getValue().asLong());
+        }
+        return row;
     }
 
     private static String str(CharSequence c) {
@@ -277,18 +324,19 @@ public final class StatsApi {
     /** One thread's whole-session row with its kept windows, oldest first; null when it has none. */
     private ObjectNode localThread(String session, int tid) throws IOException {
         ReadOnlyKeyValueStore<String, ThreadStats> stats = store(AggregateTopology.STATS_STORE);
+        ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadInfo> labels = store(AggregateTopology.THREADS_STORE);
         ThreadStats whole = stats.get(ThreadStatsFields.key(session, tid, null));
         ArrayNode windows = JSON.createArrayNode();
         String suffix = "/" + tid;
         try (KeyValueIterator<String, ThreadStats> it = stats.prefixScan(session + "/w/", new StringSerializer())) {
             while (it.hasNext()) {
                 var kv = it.next();
-                if (kv.key.endsWith(suffix)) windows.add(RecordJson.toTree(kv.value));
+                if (kv.key.endsWith(suffix)) windows.add(withReadiers(RecordJson.toTree(kv.value), labels));
             }
         }
         if (whole == null && windows.isEmpty()) return null;
         ObjectNode n = JSON.createObjectNode();
-        n.set("whole", whole == null ? null : RecordJson.toTree(whole));
+        n.set("whole", whole == null ? null : withReadiers(RecordJson.toTree(whole), labels));
         n.set("windows", windows);
         // the thread ran before the oldest window kept: its earlier windows left the store (the topic has them)
         long oldestKept = oldestWindowKept(stats, session);

@@ -28,7 +28,7 @@ public final class TopicSetup {
     private TopicSetup() {}
 
     /** The topics, by suffix, with their configuration. */
-    static Map<String, Map<String, String>> topics() {
+    public static Map<String, Map<String, String>> topics() {
         String big = String.valueOf(SwapstreamConfig.MAX_MESSAGE_BYTES);
         Map<String, Map<String, String>> t = new LinkedHashMap<>();
         t.put(SwapstreamConfig.RAW_BUFFERS, Map.of("max.message.bytes", big));

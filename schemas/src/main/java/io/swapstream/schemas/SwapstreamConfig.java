@@ -50,11 +50,11 @@ public final class SwapstreamConfig {
     public static final int DEFAULT_ROLLUP_KEEP_WINDOWS = 60;
     /**
      * Decode: how long a live session's merge waits for a processor's buffer before it lets later items
-     * out (default 60 s); a switch that then comes is counted out of order. A finished file's merge
+     * out (default 5 min: a file-mode logger writes a quiet processor's buffer minutes late); a switch that then comes is counted out of order. A finished file's merge
      * waits for its own lateness, sent with it ({@link #HEADER_LATENESS_TICKS}).
      */
     public static final String DECODE_MAX_LATENESS_MS = "swapstream.decode.max.lateness.ms";
-    public static final long DEFAULT_DECODE_MAX_LATENESS_MS = 60_000L;
+    public static final long DEFAULT_DECODE_MAX_LATENESS_MS = 300_000L;
     /** Decode: bytes a session's merge may hold before its oldest items leave (default a quarter of the heap). */
     public static final String DECODE_MAX_QUEUE_BYTES = "swapstream.decode.max.queue.bytes";
     /** Decode: a session with no buffer for this long ends as incomplete (default 10 min). */

@@ -45,7 +45,10 @@ public final class StageSensors {
     public static final String MERGE_QUEUED_ITEMS = "merge-queued-items";
     /** Gauges: the largest over tasks. */
     public static final String DECODE_CHECKPOINT_BYTES = "decode-checkpoint-bytes";
-    public static final String LATEST_SWITCH_NANOS = "latest-switch-nanos";
+    public static final String EVENT_LAG_NANOS = "event-lag-nanos";
+    /** Why decode sends a record to the dead letters, and {@code at-ingest} for the records the ingester sent there. */
+    public static final java.util.List<String> DEAD_LETTER_REASONS = java.util.List.of("malformed-buffer", "missing-buffers", "no-logfile-header",
+            "no-session-key", "after-session-end", "at-ingest");
 
     /** What each metric counts or shows, for /metrics' HELP lines. */
     public static final Map<String, String> DESCRIPTIONS = Map.ofEntries(
@@ -62,7 +65,8 @@ public final class StageSensors {
             Map.entry(MERGE_QUEUED_ITEMS, "items the open sessions' time-ordered merges hold, waiting for what their processors may"
                     + " still write"),
             Map.entry(DECODE_CHECKPOINT_BYTES, "the largest last decoder checkpoint of a session open in memory"),
-            Map.entry(LATEST_SWITCH_NANOS, "Unix time, ns, of the latest switch emitted (decode) or taken (aggregate)"),
+            Map.entry(EVENT_LAG_NANOS, "the newest event time read minus the newest sent on, ns: decode, the most a session's merge holds"
+                    + " back; aggregate, the newest switch taken minus the end of the newest window closed"),
             Map.entry(SWITCHES_IN, "context switches taken"),
             Map.entry(STATS_OUT, "ThreadStats rows emitted"),
             Map.entry(WINDOWS_CLOSED, "windows emitted final"),
@@ -99,13 +103,22 @@ public final class StageSensors {
         return s;
     }
 
-    /** Counts one of {@code name-total} with tag {@value #REASON_TAG} (a short fixed word). */
-    public void countByReason(String name, String reason) {
-        byReason.computeIfAbsent(name + "/" + reason, k -> {
+    /** Counts {@code n} of {@code name-total} with tag {@value #REASON_TAG} (a short fixed word). */
+    public void countByReason(String name, String reason, long n) {
+        byReason(name, reason).record(n);
+    }
+
+    /** Makes the counter of {@code name-total} with tag {@value #REASON_TAG} now, at 0: so that it shows before the first. */
+    public void registerReason(String name, String reason) {
+        byReason(name, reason);
+    }
+
+    private Sensor byReason(String name, String reason) {
+        return byReason.computeIfAbsent(name + "/" + reason, k -> {
             Map<String, String> t = new HashMap<>(tags);
             t.put(REASON_TAG, reason);
             return sensor(name + "." + reason, name + "-total", DESCRIPTIONS.get(name), t, new CumulativeSum());
-        }).record(1);
+        });
     }
 
     /** The task is closing here: its gauges read 0 (its counters stay, for the instance's sums). */

@@ -4,7 +4,9 @@ import com.datadoghq.sketch.ddsketch.DDSketch;
 import io.swapstream.aggregate.SketchBytes;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.avro.HostStatsAdded;
 import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.ProcessStatsAdded;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.state.StateFormat;
 import it.unimi.dsi.fastutil.objects.Object2LongMap;
@@ -27,7 +29,7 @@ public final class FleetGroup {
     /** Which dimension a group is: its name is a process name, or a host. */
     public enum Kind { PROCESS, HOST }
 
-    static final StateFormat FORMAT = new StateFormat("rollup group", 3);
+    static final StateFormat FORMAT = new StateFormat("rollup group", 4);
     public static final int TOP = 5;
     private static final long NONE = Long.MIN_VALUE;
 
@@ -53,6 +55,10 @@ public final class FleetGroup {
     private int revision = -1;
     /** Rows were merged since its row last went out (after its window closed: a revision is due). */
     private boolean changedSinceEmit;
+    /** After its window closed: the rows merged since its row last went out, alone (null: none). */
+    private FleetGroup added;
+    /** What the row going out now adds to the previous revision: {@link #added} as {@link #emitted} found it. */
+    private FleetGroup addedInRow;
 
     public FleetGroup(Kind kind) {
         this.kind = kind;
@@ -66,6 +72,10 @@ public final class FleetGroup {
 
     /** Merges one final thread-window row of the group. */
     public void add(ThreadStats row) {
+        if (revision >= 0) {
+            if (added == null) added = new FleetGroup(kind);
+            added.add(row);
+        }
         changedSinceEmit = true;
         String member = kind == Kind.PROCESS ? row.getHost().toString()
                 : row.getProcessName() == null ? "" : row.getProcessName().toString();
@@ -144,6 +154,8 @@ public final class FleetGroup {
     /** Its row goes out now: the first time revision 0, then one more each time. */
     public int emitted() {
         changedSinceEmit = false;
+        addedInRow = revision >= 0 ? added : null;
+        added = null;
         return ++revision;
     }
 
@@ -177,6 +189,11 @@ public final class FleetGroup {
         p.setTopHosts(top());
         p.setFinal$(isFinal);
         p.setRevision(Math.max(0, revision));
+        if (addedInRow != null) {
+            FleetGroup a = addedInRow;
+            p.setAdded(new ProcessStatsAdded(a.threads, a.switchIn, a.waitCount, a.waitSum, a.readyCount, a.readySum, a.runSum,
+                    bytes(a.waits), bytes(a.readies), bytes(a.runs)));
+        }
         return p;
     }
 
@@ -205,6 +222,11 @@ public final class FleetGroup {
         h.setTopProcesses(top());
         h.setFinal$(isFinal);
         h.setRevision(Math.max(0, revision));
+        if (addedInRow != null) {
+            FleetGroup a = addedInRow;
+            h.setAdded(new HostStatsAdded(a.threads, a.switchIn, a.waitCount, a.waitSum, a.readyCount, a.readySum, a.runSum,
+                    bytes(a.waits), bytes(a.readies), bytes(a.runs)));
+        }
         return h;
     }
 
@@ -248,6 +270,9 @@ public final class FleetGroup {
                 o.writeInt(b == null ? -1 : b.remaining());
                 if (b != null) o.raw(b.array(), b.arrayOffset() + b.position(), b.remaining());
             }
+            byte[] a = added == null ? null : added.encode();
+            o.writeInt(a == null ? -1 : a.length);
+            if (a != null) o.raw(a, 0, a.length);
         });
     }
 
@@ -277,6 +302,8 @@ public final class FleetGroup {
             g.waits = s[0];
             g.readies = s[1];
             g.runs = s[2];
+            int a = in.readInt();
+            if (a >= 0) g.added = decode(in.raw(a));
             return g;
         });
     }

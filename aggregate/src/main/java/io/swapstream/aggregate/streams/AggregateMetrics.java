@@ -16,7 +16,9 @@ final class AggregateMetrics {
     final Sensor sessionsEnded;
     final Sensor sessionsForgotten;
     final Sensor sessionsOpen;
-    final Sensor latestSwitch;
+    private final Sensor eventLag;
+    private long newestTaken = Long.MIN_VALUE;
+    private long newestClosedEnd = Long.MIN_VALUE;
 
     AggregateMetrics(ProcessorContext<?, ?> context) {
         sensors = new StageSensors(context, "aggregate");
@@ -27,7 +29,28 @@ final class AggregateMetrics {
         sessionsEnded = sensors.counter(SESSIONS_ENDED);
         sessionsForgotten = sensors.counter(SESSIONS_FORGOTTEN);
         sessionsOpen = sensors.gauge(SESSIONS_OPEN);
-        latestSwitch = sensors.gauge(LATEST_SWITCH_NANOS);
+        eventLag = sensors.gauge(EVENT_LAG_NANOS);
+    }
+
+    /** A switch of this Unix time, ns, was taken. */
+    void taken(long nanos) {
+        if (nanos > newestTaken) {
+            newestTaken = nanos;
+            recordLag();
+        }
+    }
+
+    /** A window ending at this Unix time, ns, went out final. */
+    void closed(long endNanos) {
+        if (endNanos > newestClosedEnd) {
+            newestClosedEnd = endNanos;
+            recordLag();
+        }
+    }
+
+    /** The newest switch taken minus the end of the newest window closed: how much of what came is not final yet. */
+    private void recordLag() {
+        eventLag.record(newestClosedEnd == Long.MIN_VALUE || newestTaken <= newestClosedEnd ? 0 : newestTaken - newestClosedEnd);
     }
 
     void close() {

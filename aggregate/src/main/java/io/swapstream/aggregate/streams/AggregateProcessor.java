@@ -137,7 +137,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         if (numbered) o.state.nextSequence = seq + 1;
         SwitchBatch b = read(key, bytes);
         metrics.switchesIn.record(b.count());
-        if (b.count() > 0) metrics.latestSwitch.record(b.timeNanos(b.count() - 1));
+        if (b.count() > 0) metrics.taken(b.timeNanos(b.count() - 1));
         o.noteBatch(InputRecordReader.reference(m.partition(), m.offset()), bytes.length);
         o.state.host = b.host();
         o.statistics.accept(b);

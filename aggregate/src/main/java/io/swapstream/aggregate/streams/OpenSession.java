@@ -64,6 +64,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
         });
         if (!replaying) {
             metrics.windowsClosed.record();
+            metrics.closed(start + settings.windowNanos());
             // the window's rows reach read_committed readers now, not up to a commit interval later
             rows.commitSoon();
         }

@@ -36,8 +36,20 @@ public final class RowIndexes {
     public List<RowIndex.Hit> top(String field, int n, String session, RowIndex.Rows rows) {
         List<RowIndex.Hit> all = new ArrayList<>();
         for (RowIndex index : byTask.values()) all.addAll(index.top(field, n, session, rows));
+        // each task's latest window: the instance's is the latest of them
+        if (rows == RowIndex.Rows.LATEST) {
+            long latest = all.stream().mapToLong(RowIndex.Hit::windowStart).max().orElse(Long.MIN_VALUE);
+            all.removeIf(h -> h.windowStart() != latest);
+        }
         all.sort(RowIndex::compare);
         return all.size() > n ? all.subList(0, n) : all;
+    }
+
+    /** The session's threads with statistics, each once. */
+    public int threads(String session) {
+        int n = 0;
+        for (RowIndex index : byTask.values()) n += index.threads(session);
+        return n;
     }
 
     public boolean hasSession(String session) {

@@ -5,22 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.AccumulatorCodec;
+import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
+import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.decode.AvroRecords;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.ThreadInfo;
-import io.swapstream.decode.AvroRecords;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.stage.StageSensors;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
-import io.swapstream.aggregate.RowIndex;
-import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.stage.StageSensors;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -260,19 +260,22 @@ class AggregateTopologyTest {
 
     /** The stats store's keys in top-N order, by brute force. */
     static List<String> fullSort(Map<String, ThreadStats> store, String by, String session, RowIndex.Rows kind) {
-        Map<String, Map.Entry<String, ThreadStats>> latest = new HashMap<>();
+        // the latest window: of the session asked for, or of all; every thread's row in it
+        long latest = Long.MIN_VALUE;
+        for (Map.Entry<String, ThreadStats> e : store.entrySet()) {
+            ThreadStats t = e.getValue();
+            if ((session == null || t.getSession().toString().equals(session)) && e.getKey().startsWith(t.getSession() + "/w/")) {
+                latest = Math.max(latest, t.getWindowStartNanos());
+            }
+        }
         List<Map.Entry<String, ThreadStats>> rows = new ArrayList<>();
         for (Map.Entry<String, ThreadStats> e : store.entrySet()) {
             ThreadStats t = e.getValue();
             if (session != null && !t.getSession().toString().equals(session)) continue;
             boolean window = e.getKey().startsWith(t.getSession() + "/w/");
             if (kind == RowIndex.Rows.WHOLE && !window || kind == RowIndex.Rows.ALL && window) rows.add(e);
-            if (kind == RowIndex.Rows.LATEST && window) {
-                latest.merge(t.getSession() + "/" + t.getThreadId(), e,
-                        (a, b) -> a.getValue().getWindowStartNanos() >= b.getValue().getWindowStartNanos() ? a : b);
-            }
+            if (kind == RowIndex.Rows.LATEST && window && t.getWindowStartNanos() == latest) rows.add(e);
         }
-        rows.addAll(latest.values());
         rows.sort(java.util.Comparator.comparingDouble((Map.Entry<String, ThreadStats> e) -> -ThreadStatsFields.sortValue(e.getValue(), by))
                 .thenComparing(e -> e.getValue().getSession().toString()).thenComparingInt(e -> e.getValue().getThreadId())
                 .thenComparingLong(e -> e.getKey().startsWith(e.getValue().getSession() + "/w/") ? e.getValue().getWindowStartNanos() : Long.MIN_VALUE));

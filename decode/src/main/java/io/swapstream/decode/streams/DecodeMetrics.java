@@ -20,7 +20,7 @@ final class DecodeMetrics {
     final Sensor sessionsOpen;
     final Sensor mergeQueued;
     final Sensor checkpointBytes;
-    final Sensor latestSwitch;
+    final Sensor eventLag;
 
     DecodeMetrics(ProcessorContext<?, ?> context) {
         sensors = new StageSensors(context, "decode");
@@ -35,11 +35,17 @@ final class DecodeMetrics {
         sessionsOpen = sensors.gauge(SESSIONS_OPEN);
         mergeQueued = sensors.gauge(MERGE_QUEUED_ITEMS);
         checkpointBytes = sensors.gauge(DECODE_CHECKPOINT_BYTES);
-        latestSwitch = sensors.gauge(LATEST_SWITCH_NANOS);
+        eventLag = sensors.gauge(EVENT_LAG_NANOS);
+        for (String reason : DEAD_LETTER_REASONS) sensors.registerReason(DEAD_LETTERS, reason);
     }
 
     void deadLetter(String kind) {
-        sensors.countByReason(DEAD_LETTERS, kind);
+        sensors.countByReason(DEAD_LETTERS, kind, 1);
+    }
+
+    /** The ingester sent {@code n} records of an ending session to the dead letters: they count here, where the others do. */
+    void deadLettersAtIngest(long n) {
+        sensors.countByReason(DEAD_LETTERS, "at-ingest", n);
     }
 
     void close() {

@@ -154,7 +154,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.checkpoints++;
             p.redoBytes = 0;
             p.checkpointParts = stores.putCheckpoint(l.session, l.checkpoint(), p.checkpointParts, redoFrom, p.checkpointNext);
-            recordLargestCheckpoint();
+            recordSessionGauges();
         }
     }
 
@@ -194,6 +194,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long atIngest = headers == null ? 0 : Math.max(0, RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS));
         if (atIngest > 0) {
             lost += atIngest;
+            metrics.deadLettersAtIngest(atIngest);
             p.lost("ingest: " + RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_INGEST_ERROR, "buffers went to the dead letters"));
         }
         if (reason.equals("idle-timeout")) {
@@ -230,7 +231,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         live.remove(l.session);
         queuedTotal -= l.queued;
         metrics.mergeQueued.record(queuedTotal);
-        recordLargestCheckpoint();
+        recordSessionGauges();
         metrics.sessionsOpen.record(openSessions = Math.max(0, openSessions - 1));
         metrics.sessionsEnded.record();
         // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
@@ -239,6 +240,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
 
     /** Ends, as incomplete, every open session that has had no buffer for the idle timeout; forgets ended ones past retention. */
     private void endIdleSessions(long now) {
+        recordSessionGauges();
         List<KeyValue<String, DecodeProgress>> idle = new ArrayList<>();
         List<KeyValue<String, DecodeProgress>> endNoted = new ArrayList<>();
         List<String> expired = new ArrayList<>();
@@ -273,11 +275,19 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         for (KeyValue<String, DecodeProgress> kv : idle) end(live(kv.key, kv.value, now), null, "idle-timeout");
     }
 
-    /** The largest last checkpoint of the sessions in memory: looked at when one is taken or a session leaves, not per buffer. */
-    private void recordLargestCheckpoint() {
+    /**
+     * The largest last checkpoint of the sessions in memory, and the most a merge holds back: looked at when a
+     * checkpoint is taken, a session leaves, and at the clock's punctuation, not per buffer.
+     */
+    private void recordSessionGauges() {
         long checkpoint = 0;
-        for (LiveSession l : live.values()) checkpoint = Math.max(checkpoint, l.checkpointBytes);
+        long heldBack = 0;
+        for (LiveSession l : live.values()) {
+            checkpoint = Math.max(checkpoint, l.checkpointBytes);
+            heldBack = Math.max(heldBack, l.decoder.heldBackNanos());
+        }
         metrics.checkpointBytes.record(checkpoint);
+        metrics.eventLag.record(heldBack);
     }
 
     private void deadLetter(String key, Headers in, byte[] bytes, String kind, String reason, long timestamp) {

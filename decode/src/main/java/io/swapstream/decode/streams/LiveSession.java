@@ -98,8 +98,6 @@ final class LiveSession {
             metrics.switchesOutOfOrder.record(outOfOrder - outOfOrderCounted);
             outOfOrderCounted = outOfOrder;
         }
-        long latest = decoder.lastEmittedNanos();
-        if (latest != Long.MIN_VALUE) metrics.latestSwitch.record(latest);
         queued = decoder.queued();
     }
 

@@ -92,13 +92,13 @@ class RollupTopologyTest {
     }
 
     static List<ProcessStats> processRows(Collection<ProcessStats> rows) {
-        return rows.stream().map(r -> ProcessStats.newBuilder(r).setRevision(0).build())
+        return rows.stream().map(r -> ProcessStats.newBuilder(r).setRevision(0).setAdded(null).build())
                 .sorted(Comparator.comparingLong(ProcessStats::getWindowStartNanos).thenComparing(x -> String.valueOf(x.getProcessName())))
                 .toList();
     }
 
     static List<HostStats> hostRows(Collection<HostStats> rows) {
-        return rows.stream().map(r -> HostStats.newBuilder(r).setRevision(0).build())
+        return rows.stream().map(r -> HostStats.newBuilder(r).setRevision(0).setAdded(null).build())
                 .sorted(Comparator.comparingLong(HostStats::getWindowStartNanos).thenComparing(x -> x.getHost().toString()))
                 .toList();
     }
@@ -173,6 +173,25 @@ class RollupTopologyTest {
             assertTrue(p.stream().anyMatch(kv -> kv.value.getRevision() > 0), "host2's rows came into revisions");
             assertEquals(processRows(processes.processRows()), processRows(latest(p, ProcessStats::getRevision).values()));
             assertEquals(hostRows(hosts.hostRows()), hostRows(latest(h, HostStats::getRevision).values()));
+            // each observation once: a window's first row, then what each revision added, sum to the whole
+            Map<String, long[]> counted = new java.util.HashMap<>();
+            for (KeyValue<String, ProcessStats> kv : p) {
+                ProcessStats r = kv.value;
+                long[] c = counted.computeIfAbsent(kv.key, k -> new long[2]);
+                if (r.getRevision() == 0) {
+                    assertEquals(null, r.getAdded(), kv.key);
+                    c[0] += r.getReadyCount();
+                    c[1] += r.getThreads();
+                } else {
+                    c[0] += r.getAdded().getReadyCount();
+                    c[1] += r.getAdded().getThreads();
+                }
+            }
+            for (ProcessStats e : processes.processRows()) {
+                long[] c = counted.get(RollupTopology.rowKey(e.getProcessName(), e.getWindowStartNanos()));
+                assertEquals(e.getReadyCount(), c[0], "ready times once: " + e.getProcessName());
+                assertEquals(e.getThreads(), c[1], "thread rows once: " + e.getProcessName());
+            }
             assertTrue(rows.stream().mapToLong(ThreadStats::getWindowStartNanos).distinct().count() > 3, "several windows");
         }
     }
