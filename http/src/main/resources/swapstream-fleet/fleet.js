@@ -1,13 +1,19 @@
-// The fleet page: the rollup stage's latest closed window, per process name and per host, ranked on the
-// server; a clicked process or host shows its kept windows over time. Names come from traces and are
-// untrusted: they go into the page as text only (textContent, SVG text nodes), never as HTML.
+// The fleet page: the rollup stage's roll-ups of one window (the latest closed, or one picked), per
+// process name and per host, sorted here; a clicked process or host shows its kept windows over time.
+// Names come from traces and are untrusted: they go into the page as text only, never as HTML.
 "use strict";
 const REFRESH_MS = 5000;
-const SVG = "http://www.w3.org/2000/svg";
+const TOP = 100;
 let selected = null; // {kind: "processes" | "hosts", name}
+/** A click brings the chart into view once; a refresh leaves the page where the reader scrolled it. */
+let reveal = false;
 let aggregatePage = "http://127.0.0.1:8080/";
+/** Per table, the column sorted and its direction (1 up, -1 down). */
+const sorts = { processes: { column: 4, dir: -1 }, hosts: { column: 4, dir: -1 } };
+const data = { processes: [], hosts: [] };
 
 const ms = ns => ns == null ? "" : (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1);
+const unknown = name => name == null || name === "" ? "(unknown)" : name;
 
 async function json(url) {
   const r = await fetch(url, { cache: "no-store" });
@@ -16,103 +22,157 @@ async function json(url) {
   return body;
 }
 
-function cell(tr, value, cls) {
-  const td = document.createElement("td");
-  if (cls) td.className = cls;
-  td.textContent = value;
-  tr.appendChild(td);
-  return td;
-}
-
 function topNames(map) {
-  return Object.entries(map || {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .map(([name]) => name === "" ? "(unknown)" : name).join(", ");
+  return Object.entries(map || {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name]) => unknown(name)).join(", ");
 }
 
-function show(kind, rows) {
+const COLUMNS = {
+  processes: [
+    { head: "process", cls: "text name clip", show: r => unknown(r.processName) },
+    { head: "hosts", num: r => r.hosts },
+    { head: "threads", num: r => r.threads },
+    { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
+    { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
+    { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
+    { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
+    { head: "hosts with most ready time", cls: "text clip", show: r => topNames(r.topHosts) },
+  ],
+  hosts: [
+    { head: "host", cls: "text name clip", show: r => r.host },
+    { head: "processes", num: r => r.processes },
+    { head: "threads", num: r => r.threads },
+    { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
+    { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
+    { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
+    { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
+    { head: "its threads", cls: "text", link: true },
+  ],
+};
+
+function header(kind) {
+  const tr = document.querySelector("#" + kind + " thead tr");
+  tr.replaceChildren();
+  COLUMNS[kind].forEach((c, i) => {
+    const th = document.createElement("th");
+    if (c.cls && c.cls.startsWith("text")) th.className = "text";
+    th.appendChild(document.createTextNode(c.head));
+    const arrow = document.createElement("span");
+    arrow.className = "arrow";
+    const dir = sorts[kind].column === i ? sorts[kind].dir : 0;
+    arrow.textContent = dir > 0 ? "▲" : dir < 0 ? "▼" : "";
+    th.setAttribute("aria-sort", dir > 0 ? "ascending" : dir < 0 ? "descending" : "none");
+    th.appendChild(arrow);
+    if (!c.link) th.addEventListener("click", () => {
+      const s = sorts[kind];
+      sorts[kind] = s.column === i ? { column: i, dir: -s.dir } : { column: i, dir: c.num ? -1 : 1 };
+      header(kind);
+      show(kind);
+    });
+    tr.appendChild(th);
+  });
+}
+
+function ordered(kind) {
+  const s = sorts[kind];
+  const c = COLUMNS[kind][s.column];
+  const key = c.num || c.show;
+  return data[kind].map((r, i) => [r, i]).sort(([a, i], [b, j]) => {
+    const x = key(a), y = key(b);
+    if (x == null && y == null) return i - j;
+    if (x == null) return 1;
+    if (y == null) return -1;
+    const d = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+    return d !== 0 ? s.dir * d : i - j;
+  }).map(([r]) => r);
+}
+
+function show(kind) {
   const tbody = document.querySelector("#" + kind + " tbody");
   tbody.replaceChildren();
-  for (const r of rows) {
+  for (const r of ordered(kind)) {
     const name = kind === "processes" ? r.processName : r.host;
     const tr = document.createElement("tr");
-    tr.className = "row" + (selected && selected.kind === kind && selected.name === name ? " selected" : "");
+    tr.className = "row" + (selected && selected.kind === kind && selected.name === (name == null ? "" : name) ? " selected" : "");
     tr.dataset.name = name == null ? "" : name;
-    cell(tr, name == null ? "(unknown)" : name, "text name");
-    cell(tr, kind === "processes" ? r.hosts : r.processes);
-    cell(tr, r.threads);
-    cell(tr, ms(r.readyP50Nanos));
-    cell(tr, ms(r.readyP99Nanos));
-    cell(tr, ms(r.waitP99Nanos));
-    cell(tr, ms(r.readySumNanos));
-    if (kind === "processes") {
-      cell(tr, topNames(r.topHosts), "text");
-    } else {
-      // click-through: the host's sessions and threads on the aggregate's page
-      const a = document.createElement("a");
-      a.className = "threads";
-      a.href = aggregatePage + "?host=" + encodeURIComponent(name);
-      a.textContent = "threads";
-      cell(tr, "", "text").appendChild(a);
+    for (const c of COLUMNS[kind]) {
+      const td = document.createElement("td");
+      if (c.cls) td.className = c.cls;
+      if (c.link) {
+        // click-through: the host's sessions and threads on the aggregate's page
+        const a = document.createElement("a");
+        a.className = "threads";
+        a.href = aggregatePage + "?host=" + encodeURIComponent(name);
+        a.textContent = "threads";
+        td.appendChild(a);
+      } else {
+        const v = c.show ? c.show(r) : c.num(r);
+        td.textContent = v == null ? "" : String(v);
+        td.title = td.textContent;
+      }
+      tr.appendChild(td);
     }
     tr.addEventListener("click", e => {
       if (e.target.tagName === "A") return;
       selected = { kind, name: name == null ? "" : name };
+      reveal = true;
       refresh();
     });
     tbody.appendChild(tr);
   }
 }
 
-function el(name, attrs, text) {
-  const e = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text != null) e.textContent = text;
-  return e;
+/** A group's kept windows, in a row right under its own: ready and wait p99 on a log axis, over UTC time. */
+function showChart(group) {
+  const old = document.getElementById("chart-row");
+  if (old) old.remove();
+  if (!group || !selected) return;
+  const row = [...document.querySelectorAll("#" + selected.kind + " tbody tr.row")].find(tr => tr.dataset.name === selected.name);
+  if (!row) return;
+  const chartRow = document.createElement("tr");
+  chartRow.id = "chart-row";
+  chartRow.className = "chart-row";
+  const td = document.createElement("td");
+  td.colSpan = COLUMNS[selected.kind].length;
+  chartRow.appendChild(td);
+  row.after(chartRow);
+  const name = group.processName !== undefined ? group.processName : group.host;
+  const w = group.windows || [];
+  const point = (x, key, what) => ({ t: x.windowStartNanos, v: x[key],
+    tip: new Date(x.windowStartNanos / 1e6).toISOString().substring(11, 19) + " UTC: " + what + " p99 " + duration(x[key]) });
+  td.replaceChildren(timeChart([
+    { name: "ready p99", color: "#e07b1f", cls: "ready", points: w.map(x => point(x, "readyP99Nanos", "ready")) },
+    { name: "wait p99", color: "#3b6fc9", cls: "wait", points: w.map(x => point(x, "waitP99Nanos", "wait")) },
+  ], { id: "group-chart", width: Math.max(420, Math.min(720, document.body.clientWidth - 60)), height: 210,
+    title: unknown(name) + ": each kept window" }));
+  if (reveal) { revealRow(chartRow); reveal = false; }
 }
 
-/** ready p99 (orange) and wait p99 (blue) of a group's windows, over a time axis. */
-function showChart(group) {
-  const chart = document.getElementById("chart");
-  const title = document.getElementById("chart-title");
-  if (!group) { chart.replaceChildren(); title.textContent = ""; return; }
-  const name = group.processName !== undefined ? group.processName : group.host;
-  title.textContent = (name == null || name === "" ? "(unknown)" : name) + ": ready p99 (orange) and wait p99 (blue) per window";
-  const w = group.windows || [];
-  const W = 720, H = 180, left = 60, bottom = 30, top = 10;
-  const t0 = Math.min(...w.map(x => x.windowStartNanos)), t1 = Math.max(...w.map(x => x.windowEndNanos));
-  const max = Math.max(1, ...w.map(x => Math.max(x.readyP99Nanos || 0, x.waitP99Nanos || 0)));
-  const x = t => left + (t - t0) / Math.max(1, t1 - t0) * (W - left - 10);
-  const y = v => top + H - (v || 0) / max * H;
-  const svg = el("svg", { id: "group-chart", width: W, height: H + top + bottom });
-  svg.appendChild(el("line", { x1: left, y1: top + H, x2: W - 10, y2: top + H, stroke: "#999" }));
-  svg.appendChild(el("line", { x1: left, y1: top, x2: left, y2: top + H, stroke: "#999" }));
-  svg.appendChild(el("text", { x: 2, y: top + 10 }, ms(max) + " ms"));
-  svg.appendChild(el("text", { x: 2, y: top + H }, "0"));
-  for (const s of w) {
-    const mid = (s.windowStartNanos + s.windowEndNanos) / 2;
-    const label = new Date(s.windowStartNanos / 1e6).toISOString().substring(11, 16);
-    svg.appendChild(el("text", { class: "tick", x: x(s.windowStartNanos), y: top + H + 16 }, label));
-    svg.appendChild(el("circle", { class: "ready", cx: x(mid), cy: y(s.readyP99Nanos), r: 3, fill: "#e08a2c" }));
-    svg.appendChild(el("circle", { class: "wait", cx: x(mid), cy: y(s.waitP99Nanos), r: 3, fill: "#4a7bd0" }));
+async function windows() {
+  const list = await json("/api/windows");
+  const select = document.getElementById("window");
+  const chosen = select.value;
+  const options = [["latest", "the latest closed"]].concat(list.map(w => [String(w.windowStartNanos),
+    new Date(w.windowStartNanos / 1e6).toISOString().substring(0, 19).replace("T", " ") + " UTC (" + w.hosts + " hosts)"]));
+  if (select.options.length !== options.length || [...select.options].some((o, i) => o.value !== options[i][0])) {
+    select.replaceChildren(...options.map(([v, label]) => { const o = document.createElement("option"); o.value = v; o.textContent = label; return o; }));
+    select.value = options.some(([v]) => v === chosen) ? chosen : "latest";
   }
-  const path = key => w.map((s, i) => (i ? "L" : "M") + x((s.windowStartNanos + s.windowEndNanos) / 2) + " " + y(s[key])).join(" ");
-  if (w.length > 1) {
-    svg.appendChild(el("path", { d: path("readyP99Nanos"), stroke: "#e08a2c", fill: "none" }));
-    svg.appendChild(el("path", { d: path("waitP99Nanos"), stroke: "#4a7bd0", fill: "none" }));
-  }
-  svg.appendChild(el("text", { x: W - 90, y: top + H + 28 }, "window start, UTC"));
-  chart.replaceChildren(svg);
 }
 
 async function refresh() {
   try {
+    await windows();
+    const w = document.getElementById("window").value;
     const [processes, hosts] = await Promise.all([
-      json("/api/processes?window=latest&by=readyP99Nanos&top=15"), json("/api/hosts?window=latest&by=readyP99Nanos&top=15")]);
-    const latest = processes.length ? processes[0].windowStartNanos : null;
-    document.getElementById("window").textContent = latest == null ? "none yet" : new Date(latest / 1e6).toISOString();
-    show("processes", processes);
-    show("hosts", hosts);
-    if (selected) showChart(await json("/api/" + selected.kind + "/" + encodeURIComponent(selected.name)));
+      json("/api/processes?window=" + w + "&by=readyP99Nanos&top=" + TOP), json("/api/hosts?window=" + w + "&by=readyP99Nanos&top=" + TOP)]);
+    data.processes = processes;
+    data.hosts = hosts;
+    const start = processes.length ? processes[0].windowStartNanos : hosts.length ? hosts[0].windowStartNanos : null;
+    document.getElementById("window-shown").textContent = start == null ? "none yet"
+      : "showing " + new Date(start / 1e6).toISOString().substring(0, 19).replace("T", " ") + " UTC";
+    show("processes");
+    show("hosts");
+    showChart(selected ? await json("/api/" + selected.kind + "/" + encodeURIComponent(selected.name)) : null);
     document.getElementById("error").textContent = "";
     document.getElementById("updated").textContent = new Date().toLocaleTimeString();
   } catch (e) {
@@ -120,6 +180,9 @@ async function refresh() {
   }
 }
 
+header("processes");
+header("hosts");
+document.getElementById("window").addEventListener("change", refresh);
 json("/api/fleet-config").then(c => { aggregatePage = c.aggregatePage; }).catch(() => {}).finally(() => {
   refresh();
   setInterval(refresh, REFRESH_MS);

@@ -1,16 +1,59 @@
-// The live page: whole-session rows of every session from /api/threads, ranked on the server;
-// one thread's kept windows from /api/threads/SESSION/TID as a small chart. Refreshes itself.
+// The live page: the threads of every session from /api/threads, ranked on the server, sorted and
+// filtered here; a clicked thread's kept windows (/api/threads/SESSION/TID) as a chart under its row.
+// Names come from traces and are untrusted: they go into the page as text only, never as HTML.
 "use strict";
 const REFRESH_MS = 2000;
+const TOP = 100;
 let selected = null;
 let refreshes = 0;
 /** ?host=NAME (from the fleet page): that host's sessions and threads only. */
 const onlyHost = new URLSearchParams(location.search).get("host");
-/** A click or a new sort asks for the table and chart again, whatever the ETag says. */
-let chartStale = true;
+/** A click, a new ranking or filter redraws the table and chart whatever the ETag says. */
+let stale = true;
+/** The column sorted here and its direction (1 up, -1 down); null: the server's order. */
+let sort = null;
+let lastRows = [];
+/** A click brings the chart into view once; a refresh leaves the page where the reader scrolled it. */
+let reveal = false;
 
 const ms = ns => ns == null ? "" : (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1);
 const text = s => s == null ? "" : String(s);
+
+/** A session id ends with its StartTime (a FILETIME): shown as that time, the whole id in the tooltip. */
+function sessionStart(id) {
+  const ft = Number(String(id).slice(String(id).lastIndexOf(":") + 1));
+  return Number.isFinite(ft) && ft > 116444736000000000 ? new Date((ft - 116444736000000000) / 1e4).toISOString().substring(0, 19).replace("T", " ") : String(id);
+}
+
+/** Who readied the thread, by process name, most first: "svchost.exe 12, app.exe 5". */
+function readiedBy(t) {
+  const byProcess = new Map();
+  for (const r of t.readiedBy || []) {
+    const name = r.processName == null ? "thread " + r.threadId : r.processName;
+    byProcess.set(name, (byProcess.get(name) || 0) + r.count);
+  }
+  return [...byProcess].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([n, c]) => n + " " + c).join(", ");
+}
+
+// the columns: header, value shown, value sorted by, the server field a first click ranks by
+const COLUMNS = [
+  { head: "host", cls: "text clip", show: t => text(t.host) },
+  { head: "process", cls: "text clip", show: t => text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : "") },
+  { head: "thread", show: t => t.threadId, title: t => t.threadName || "" },
+  { head: "switches in", by: "switchInCount", show: t => t.switchInCount, num: t => t.switchInCount },
+  { head: "waits", by: "waitCount", show: t => t.waitCount, num: t => t.waitCount },
+  { head: "wait p50 ms", by: "waitP50Nanos", show: t => ms(t.waitP50Nanos), num: t => t.waitP50Nanos },
+  { head: "wait p99 ms", by: "waitP99Nanos", show: t => ms(t.waitP99Nanos), num: t => t.waitP99Nanos },
+  { head: "longest wait ms", by: "waitMaxNanos", show: t => ms(t.waitMaxNanos), num: t => t.waitMaxNanos },
+  { head: "total wait ms", by: "waitSumNanos", show: t => ms(t.waitSumNanos), num: t => t.waitSumNanos },
+  { head: "ready p50 ms", by: "readyP50Nanos", show: t => ms(t.readyP50Nanos), num: t => t.readyP50Nanos },
+  { head: "ready p99 ms", by: "readyP99Nanos", show: t => ms(t.readyP99Nanos), num: t => t.readyP99Nanos },
+  { head: "total ready ms", by: "readySumNanos", show: t => ms(t.readySumNanos), num: t => t.readySumNanos },
+  { head: "readied by", cls: "text readiers", show: readiedBy },
+  { head: "priority", by: "priorityMean", show: t => t.priorityMean == null ? "" : t.priorityMean.toFixed(1), num: t => t.priorityMean },
+  { head: "state", cls: "text", show: t => t.final ? "final" : "running" },
+  { head: "session", cls: "text", show: t => sessionStart(t.session), title: t => t.session },
+];
 
 // answers kept with their ETags: the API says 304 when nothing changed, and the page keeps what it shows
 const kept = new Map();
@@ -26,117 +69,164 @@ async function json(url) {
   return { body, changed: true };
 }
 
+function header() {
+  const tr = document.querySelector("#threads thead tr");
+  tr.replaceChildren();
+  const by = document.getElementById("by").value;
+  COLUMNS.forEach((c, i) => {
+    const th = document.createElement("th");
+    th.className = c.cls ? c.cls.split(" ")[0] : "";
+    if (c.by) th.dataset.by = c.by;
+    th.appendChild(document.createTextNode(c.head));
+    const arrow = document.createElement("span");
+    arrow.className = "arrow";
+    // the server ranks highest first: that column shows ▼ until sorted here
+    const dir = sort && sort.column === i ? sort.dir : (!sort && c.by === by ? -1 : 0);
+    arrow.textContent = dir > 0 ? "▲" : dir < 0 ? "▼" : "";
+    th.setAttribute("aria-sort", dir > 0 ? "ascending" : dir < 0 ? "descending" : "none");
+    th.appendChild(arrow);
+    th.addEventListener("click", () => sortBy(i));
+    tr.appendChild(th);
+  });
+}
+
+/** A click on a column: a numeric one not ranked by yet ranks every thread by it on the server; else the shown rows turn around. */
+function sortBy(i) {
+  const c = COLUMNS[i];
+  const by = document.getElementById("by");
+  if (c.by && by.value !== c.by) {
+    if (![...by.options].some(o => o.value === c.by)) {
+      const o = document.createElement("option");
+      o.value = c.by;
+      o.textContent = c.head;
+      by.appendChild(o);
+    }
+    by.value = c.by;
+    sort = null;
+  } else if (sort && sort.column === i) {
+    sort = { column: i, dir: -sort.dir };
+  } else {
+    sort = { column: i, dir: c.by && !sort ? 1 : (c.num ? -1 : 1) };
+  }
+  stale = true;
+  header();
+  refresh();
+}
+
+function matches(t, f) {
+  if (!f) return true;
+  return [t.host, t.processName, t.threadName, t.threadId, t.session, sessionStart(t.session)].some(v => v != null && String(v).toLowerCase().includes(f));
+}
+
+function ordered(rows) {
+  const f = document.getElementById("filter").value.trim().toLowerCase();
+  const shown = rows.filter(t => matches(t, f));
+  if (!sort) return shown;
+  const c = COLUMNS[sort.column];
+  const key = c.num || c.show;
+  return shown.map((t, i) => [t, i]).sort(([a, i], [b, j]) => {
+    const x = key(a), y = key(b);
+    if (x == null && y == null) return i - j;
+    if (x == null) return 1;
+    if (y == null) return -1;
+    const d = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+    return d !== 0 ? sort.dir * d : i - j;
+  }).map(([t]) => t);
+}
+
 /** The table's rows by thread: updated in place, so a selection (and a click landing mid-refresh) survives a refresh. */
 const rowsByKey = new Map();
-
-function values(t) {
-  // a map has no order on the wire (and JavaScript orders numeric keys): most readied first, then by thread id
-  const readiers = Object.entries(t.topReadiers || {}).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  return [
-    [t.host, "text"], [text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : ""), "text"], [t.threadId],
-    [t.switchInCount], [t.waitCount], [ms(t.waitP50Nanos)], [ms(t.waitP99Nanos)], [ms(t.waitMaxNanos)], [ms(t.waitSumNanos)],
-    [ms(t.readyP50Nanos)], [ms(t.readyP99Nanos)], [ms(t.readySumNanos)],
-    [readiers.map(([tid, n]) => tid + " (" + n + ")").join(" "), "text"],
-    [t.priorityMean == null ? "" : t.priorityMean.toFixed(1)], [t.final ? "final" : "running", "text"], [t.session, "text"]];
-}
 
 function showThreads(rows) {
   const tbody = document.querySelector("#threads tbody");
   const shown = new Set();
-  for (const t of rows) {
+  for (const t of ordered(rows)) {
     const key = t.session + "/" + t.threadId;
     shown.add(key);
     let tr = rowsByKey.get(key);
-    const v = values(t);
     if (!tr) {
       tr = document.createElement("tr");
       tr.dataset.key = key;
-      tr.dataset.session = t.session;
-      tr.dataset.tid = t.threadId;
-      for (const [, cls] of v) {
+      for (const c of COLUMNS) {
         const td = document.createElement("td");
-        if (cls) td.className = cls;
+        if (c.cls) td.className = c.cls;
         tr.appendChild(td);
       }
-      tr.addEventListener("click", () => { selected = key; chartStale = true; refresh(); });
+      tr.addEventListener("click", () => { selected = selected === key ? null : key; reveal = selected != null; stale = true; refresh(); });
       rowsByKey.set(key, tr);
     }
-    v.forEach(([value], i) => { const s = value == null ? "" : String(value); if (tr.children[i].textContent !== s) tr.children[i].textContent = s; });
+    COLUMNS.forEach((c, i) => {
+      const s = text(c.show(t));
+      const td = tr.children[i];
+      if (td.textContent !== s) td.textContent = s;
+      const title = c.title ? text(c.title(t)) : s;
+      if (td.title !== title) td.title = title;
+    });
     tr.className = "row" + (key === selected ? " selected" : "");
-    tbody.appendChild(tr); // moves an existing row into the server's order
+    tbody.appendChild(tr); // moves an existing row into the order shown
   }
   for (const [key, tr] of rowsByKey) {
     if (!shown.has(key)) { tr.remove(); rowsByKey.delete(key); }
   }
+  const chartRow = document.getElementById("chart-row");
+  if (chartRow && (!selected || !shown.has(selected))) chartRow.remove();
 }
 
-/** A click on a numeric column's header ranks by it (on the server, over every thread). */
-function sortBy(field) {
-  const by = document.getElementById("by");
-  if (![...by.options].some(o => o.value === field)) {
-    const o = document.createElement("option");
-    o.value = field;
-    o.textContent = field;
-    by.appendChild(o);
-  }
-  by.value = field;
-  chartStale = true;
-  refresh();
-}
-
+/** The selected thread's windows, in a row of their own right under its row: wait and ready p99 on a log axis. */
 function showChart(thread) {
-  const chart = document.getElementById("chart");
-  if (!thread) { chart.replaceChildren(); return; }
+  let chartRow = document.getElementById("chart-row");
+  const tr = rowsByKey.get(selected);
+  if (!thread || !tr) { if (chartRow) chartRow.remove(); return; }
+  if (!chartRow) {
+    chartRow = document.createElement("tr");
+    chartRow.id = "chart-row";
+    chartRow.className = "chart-row";
+    const td = document.createElement("td");
+    td.colSpan = COLUMNS.length;
+    chartRow.appendChild(td);
+  }
+  tr.after(chartRow);
   const w = thread.windows || [];
-  const W = 640, H = 160, pad = 30;
-  const max = Math.max(1, ...w.map(x => Math.max(x.waitP99Nanos || 0, x.readyP99Nanos || 0)));
-  const bar = w.length ? (W - 2 * pad) / w.length : 0;
-  let svg = `<svg id="windows" width="${W}" height="${H + 56}" xmlns="http://www.w3.org/2000/svg">`;
-  svg += `<text x="${pad}" y="14">thread ${thread.whole ? thread.whole.threadId : ""}: wait p99 (blue) and ready p99 (orange) per window (max ${ms(max)} ms)</text>`;
-  const half = Math.max(1, bar / 2 - 1);
-  w.forEach((x, i) => {
-    const h = Math.round((x.waitP99Nanos || 0) / max * H);
-    const r = Math.round((x.readyP99Nanos || 0) / max * H);
-    const at = new Date(x.windowStartNanos / 1e6).toISOString();
-    svg += `<rect class="window" x="${pad + i * bar + 1}" y="${20 + H - h}" width="${half}" height="${h}" fill="#4a7bd0">`
-        + `<title>${at}: wait p99 ${ms(x.waitP99Nanos)} ms, ${x.waitCount} waits</title></rect>`;
-    svg += `<rect class="ready" x="${pad + i * bar + 1 + half}" y="${20 + H - r}" width="${half}" height="${r}" fill="#e08a2c">`
-        + `<title>${at}: ready p99 ${ms(x.readyP99Nanos)} ms, ${x.readyCount} ready</title></rect>`;
-    // the time axis: the windows' starts in wall-clock time (UTC), a label every few bars
-    if (i % Math.max(1, Math.ceil(w.length / 8)) === 0) {
-      svg += `<text class="tick" x="${pad + i * bar + 1}" y="${H + 36}">${at.substring(11, 19)}</text>`;
-    }
-  });
-  svg += `<line x1="${pad}" y1="${20 + H}" x2="${W - pad}" y2="${20 + H}" stroke="#999"/>`;
-  svg += `<text x="${W - pad - 70}" y="${H + 50}">window start, UTC</text>`;
-  svg += `</svg>`;
-  chart.innerHTML = svg;
+  const whole = thread.whole || {};
+  const point = (x, key, count, what) => ({ t: x.windowStartNanos, v: x[key],
+    tip: new Date(x.windowStartNanos / 1e6).toISOString().substring(11, 19) + " UTC: " + what + " p99 " + duration(x[key]) + ", " + (x[count] || 0) + " " + what + "s" });
+  const width = Math.max(420, Math.min(900, document.querySelector(".scroll").clientWidth - 40));
+  const svg = timeChart([
+    { name: "wait p99", color: "#3b6fc9", cls: "wait", points: w.map(x => point(x, "waitP99Nanos", "waitCount", "wait")) },
+    { name: "ready p99", color: "#e07b1f", cls: "ready", points: w.map(x => point(x, "readyP99Nanos", "readyCount", "ready")) },
+  ], { id: "windows", width, height: 210,
+    title: "thread " + text(whole.threadId) + " (" + text(whole.processName) + ") on " + text(whole.host) + ": each kept window"
+      + (thread.earlierWindowsDropped ? " (earlier ones left the store)" : "") });
+  chartRow.firstChild.replaceChildren(svg);
+  if (reveal) { revealRow(chartRow); reveal = false; }
 }
 
-/** The host's sessions, and the top 25 of their threads: each session's top 25, merged. */
+/** The host's sessions, and the top of their threads: each session's top, merged. */
 async function hostThreads(by) {
   const all = await json("/api/sessions");
   const mine = all.body.filter(s => s.host === onlyHost);
-  const each = await Promise.all(mine.map(s => json("/api/threads?top=25&by=" + by + "&session=" + encodeURIComponent(s.session))));
-  const rows = each.flatMap(r => r.body).sort((a, b) => (b[by] == null ? -Infinity : b[by]) - (a[by] == null ? -Infinity : a[by])).slice(0, 25);
+  const each = await Promise.all(mine.map(s => json("/api/threads?top=" + TOP + "&by=" + by + "&session=" + encodeURIComponent(s.session))));
+  const rows = each.flatMap(r => r.body).sort((a, b) => (b[by] == null ? -Infinity : b[by]) - (a[by] == null ? -Infinity : a[by])).slice(0, TOP);
   return [{ body: mine, changed: true }, { body: rows, changed: each.some(r => r.changed) || each.length === 0 }];
 }
 
 async function refresh() {
   try {
     const by = document.getElementById("by").value;
-    // what the table shows, the top 25, and nothing more; unchanged rows are neither sent nor redrawn
-    const [sessions, rows] = onlyHost == null ? await Promise.all([json("/api/sessions"), json("/api/threads?top=25&by=" + by)])
+    const [sessions, rows] = onlyHost == null ? await Promise.all([json("/api/sessions"), json("/api/threads?top=" + TOP + "&by=" + by)])
       : await hostThreads(by);
     const hosts = new Set(sessions.body.map(s => s.host));
     document.getElementById("sessions").textContent = `${sessions.body.length} session(s) on ${hosts.size} host(s)`
       + (onlyHost == null ? "" : " (host " + onlyHost + " only)");
-    if (rows.changed || chartStale) showThreads(rows.body);
-    if (selected && (rows.changed || chartStale)) {
+    lastRows = rows.body;
+    if (rows.changed || stale) showThreads(rows.body);
+    if (selected && (rows.changed || stale)) {
       const [session, tid] = [selected.slice(0, selected.lastIndexOf("/")), selected.slice(selected.lastIndexOf("/") + 1)];
       showChart((await json("/api/threads/" + encodeURIComponent(session) + "/" + tid)).body);
+    } else if (!selected) {
+      showChart(null);
     }
-    chartStale = false;
+    stale = false;
     document.getElementById("error").textContent = "";
     document.getElementById("updated").textContent = new Date().toLocaleTimeString();
     document.getElementById("refreshes").textContent = String(++refreshes);
@@ -145,7 +235,8 @@ async function refresh() {
   }
 }
 
-document.getElementById("by").addEventListener("change", () => { chartStale = true; refresh(); });
-for (const th of document.querySelectorAll("#threads th[data-by]")) th.addEventListener("click", () => sortBy(th.dataset.by));
+document.getElementById("by").addEventListener("change", () => { sort = null; stale = true; header(); refresh(); });
+document.getElementById("filter").addEventListener("input", () => { showThreads(lastRows); if (selected) { stale = true; refresh(); } });
+header();
 refresh();
 setInterval(refresh, REFRESH_MS);

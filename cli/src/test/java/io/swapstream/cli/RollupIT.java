@@ -116,7 +116,7 @@ class RollupIT {
                     ProcessStats g = got.get(RollupTopology.rowKey(e.getProcessName(), e.getWindowStartNanos()));
                     // merged in another order, a sketch holds the same counts in a layout of its own: compared by what it gives
                     assertEquals(SketchBytes.read(e.getWaitSketch()).getCount(), SketchBytes.read(g.getWaitSketch()).getCount());
-                    assertEquals(withoutSketches(e), ProcessStats.newBuilder(withoutSketches(g)).setRevision(0).build());
+                    assertEquals(withoutSketches(e), ProcessStats.newBuilder(withoutSketches(g)).setRevision(0).setAdded(null).build());
                 }
                 // and per host
                 List<io.swapstream.schemas.avro.HostStats> expectedHosts = offlineHosts.hostRows();
@@ -130,7 +130,7 @@ class RollupIT {
                     io.swapstream.schemas.avro.HostStats g = hosts.get(RollupTopology.rowKey(e.getHost(), e.getWindowStartNanos()));
                     assertEquals(io.swapstream.schemas.avro.HostStats.newBuilder(e).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build(),
                             io.swapstream.schemas.avro.HostStats.newBuilder(g).setWaitSketch(null).setReadySketch(null).setRunSketch(null)
-                                    .setRevision(0).build());
+                                    .setRevision(0).setAdded(null).build());
                 }
                 assertEquals(expectedHosts.size(), hosts.size());
                 // the API answers with them
@@ -177,7 +177,7 @@ class RollupIT {
         try {
             page.get(base + "/");
             JsonNode top = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-                    base + "/api/processes?window=latest&by=readyP99Nanos&top=15")).build(), HttpResponse.BodyHandlers.ofString()).body());
+                    base + "/api/processes?window=latest&by=readyP99Nanos&top=100")).build(), HttpResponse.BodyHandlers.ofString()).body());
             ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr")).size() == top.size());
             List<String> names = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr td.name"))
                     .stream().map(org.openqa.selenium.WebElement::getText).toList());
@@ -194,6 +194,26 @@ class RollupIT {
             });
             ServiceIT.awaitPage(page, p -> !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart circle.ready")).isEmpty()
                     && !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart text.tick")).isEmpty());
+            PageShots.check(page, "fleet-page", "#processes tbody tr.row", "#group-chart");
+            // every column sorts both ways; the window can be picked
+            org.openqa.selenium.WebElement nameHead = page.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0);
+            nameHead.click();
+            ServiceIT.awaitPage(page, p -> "ascending".equals(p.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0)
+                    .getAttribute("aria-sort")));
+            List<String> up = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr.row td.name"))
+                    .stream().map(org.openqa.selenium.WebElement::getText).toList());
+            assertEquals(up.stream().sorted().toList(), up);
+            page.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0).click();
+            ServiceIT.awaitPage(page, p -> "descending".equals(p.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0)
+                    .getAttribute("aria-sort")));
+            JsonNode windows = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/api/windows")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body());
+            assertTrue(windows.size() >= 2, windows.toString());
+            String older = windows.get(windows.size() - 1).path("windowStartNanos").asText();
+            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#window option")).size() == windows.size() + 1);
+            new org.openqa.selenium.support.ui.Select(page.findElement(org.openqa.selenium.By.id("window"))).selectByValue(older);
+            String olderShown = "showing " + java.time.Instant.ofEpochSecond(0, Long.parseLong(older)).toString().substring(0, 19).replace("T", " ") + " UTC";
+            ServiceIT.awaitPage(page, p -> p.findElement(org.openqa.selenium.By.id("window-shown")).getText().equals(olderShown));
             // a host links to its threads on the aggregate's page
             String link = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#hosts a.threads")).get(0)
                     .getAttribute("href"));

@@ -169,7 +169,8 @@ class ServiceIT {
             Answer r = get(p, "/api/threads?session=" + enc(e.getKey()) + "&top=100000");
             assertEquals(200, r.status(), String.valueOf(r.body()));
             Map<Integer, JsonNode> rows = new HashMap<>();
-            for (JsonNode n : r.body()) rows.put(n.path("threadId").asInt(), n);
+            // the API adds each row's readiers by process name (readiedBy): the row itself is the topic's
+            for (JsonNode n : r.body()) rows.put(n.path("threadId").asInt(), ((com.fasterxml.jackson.databind.node.ObjectNode) n.deepCopy()).without("readiedBy"));
             assertEquals(e.getValue(), rows, "session " + e.getKey() + " from " + p.http());
         }
     }
@@ -189,28 +190,29 @@ class ServiceIT {
         String anySession = offline.keySet().iterator().next();
         int tid = offline.get(anySession).keySet().iterator().next();
         Answer thread = get(b, "/api/threads/" + enc(anySession) + "/" + tid);
-        assertEquals(offline.get(anySession).get(tid), thread.body().path("whole"));
+        assertEquals(offline.get(anySession).get(tid), ((com.fasterxml.jackson.databind.node.ObjectNode) thread.body().path("whole")).without("readiedBy"));
         assertTrue(thread.body().path("windows").size() > 0, "kept windows");
         assertTrue(thread.body().path("windows").size() <= 3, "no more than --keep-windows");
         assertEquals(3, thread.body().path("windowsKept").asInt(), "the answer says how many windows are kept");
         assertTrue(thread.body().has("earlierWindowsDropped"));
         for (JsonNode w : thread.body().path("windows")) assertEquals(tid, w.path("threadId").asInt());
         // bad requests: one line, and the right status
-        // the instance that holds a session tags its answer; a client holding it gets a 304 while no row changes
+        // both instances tag their answers (the owner by its rows' version, the other by the answer's bytes); a client holding the tag
+        // gets a 304 while no row changes
         int tagged = 0;
         for (StageProcess p : List.of(a, b)) {
             URI uri = URI.create("http://" + p.http() + "/api/threads?top=5&session=" + enc(anySession));
             HttpResponse<String> first = http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, first.statusCode());
             var etag = first.headers().firstValue("ETag");
-            if (etag.isEmpty()) continue; // asked the owner for it
+            if (etag.isEmpty()) continue;
             tagged++;
             HttpResponse<String> again = http.send(HttpRequest.newBuilder(uri).header("If-None-Match", etag.get()).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(304, again.statusCode(), "nothing changed since");
             assertEquals("", again.body());
         }
-        assertEquals(1, tagged, "one instance holds the session");
+        assertEquals(2, tagged, "every answer has an ETag");
         assertEquals(400, get(a, "/api/threads?by=nonsense").status());
         assertEquals(400, get(a, "/api/threads?top=0").status());
         assertEquals(400, get(a, "/api/threads?session=").status());
@@ -258,43 +260,74 @@ class ServiceIT {
         WebDriver page = new ChromeDriver(service, o);
         try {
             page.get("http://" + a.http() + "/");
-            JsonNode top = get(a, "/api/threads?top=25&by=waitP99Nanos").body();
-            awaitPage(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).size() == top.size());
-            List<String> keys = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).stream()
+            JsonNode top = get(a, "/api/threads?top=100&by=waitP99Nanos").body();
+            awaitPage(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row")).size() == top.size());
+            List<String> keys = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row")).stream()
                     .map(r -> r.getAttribute("data-key")).toList());
             for (int i = 0; i < top.size(); i++) {
                 assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(), keys.get(i), "row " + i);
             }
             assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
-            // a click on a column's header ranks by it: the server's order, and the readying threads shown
+            // a click on a column's header ranks by it on the server (▼), a second turns the rows around (▲)
             page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
-            JsonNode byReady = get(a, "/api/threads?top=25&by=readyP99Nanos").body();
+            JsonNode byReady = get(a, "/api/threads?top=100&by=readyP99Nanos").body();
             String firstByReady = byReady.get(0).path("session").asText() + "/" + byReady.get(0).path("threadId").asInt();
-            awaitPage(page, p -> firstByReady.equals(p.findElements(By.cssSelector("#threads tbody tr")).get(0).getAttribute("data-key")));
-            String readiers = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).get(0)
-                    .findElements(By.tagName("td")).get(12).getText());
-            assertEquals(byReady.get(0).path("topReadiers").properties().stream()
-                    .sorted((x, y) -> x.getValue().asLong() != y.getValue().asLong() ? Long.compare(y.getValue().asLong(), x.getValue().asLong())
-                            : Integer.compare(Integer.parseInt(x.getKey()), Integer.parseInt(y.getKey())))
-                    .map(e -> e.getKey() + " (" + e.getValue().asLong() + ")")
-                    .collect(java.util.stream.Collectors.joining(" ")), readiers, "most readied first");
-            boolean named = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).stream()
-                    .anyMatch(r -> !r.findElements(By.tagName("td")).get(12).getText().isEmpty()));
-            assertTrue(named, "the page names who woke threads");
-            // each row names its session
-            assertEquals(byReady.get(0).path("session").asText(), settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr")).get(0)
-                    .findElements(By.tagName("td")).get(15).getText()));
-            // a click shows that thread's windows over a time axis; the row stays the same element, selected, through refreshes
+            String lastByReady = byReady.get(byReady.size() - 1).path("session").asText() + "/" + byReady.get(byReady.size() - 1).path("threadId").asInt();
+            awaitPage(page, p -> firstByReady.equals(p.findElements(By.cssSelector("#threads tbody tr.row")).get(0).getAttribute("data-key")));
+            assertEquals("descending", page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).getAttribute("aria-sort"));
+            page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
+            awaitPage(page, p -> "ascending".equals(p.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).getAttribute("aria-sort")));
+            String ascendingFirst = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row")).get(0).getAttribute("data-key"));
+            long least = java.util.stream.StreamSupport.stream(byReady.spliterator(), false).filter(r -> r.path("readyP99Nanos").isNumber())
+                    .mapToLong(r -> r.path("readyP99Nanos").asLong()).min().orElseThrow();
+            assertEquals(least, rowOf(byReady, ascendingFirst).path("readyP99Nanos").asLong(), "ascending: the least ready p99 first, not " + lastByReady);
+            page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
+            awaitPage(page, p -> "descending".equals(p.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).getAttribute("aria-sort")));
+            // a text column sorts too, both ways
+            org.openqa.selenium.WebElement hostHead = page.findElements(By.cssSelector("#threads th")).get(0);
+            hostHead.click();
+            awaitPage(page, p -> "ascending".equals(p.findElements(By.cssSelector("#threads th")).get(0).getAttribute("aria-sort")));
+            List<String> hostsUp = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row td:first-child")).stream()
+                    .map(org.openqa.selenium.WebElement::getText).toList());
+            assertEquals(hostsUp.stream().sorted().toList(), hostsUp, "hosts A to Z");
+            page.findElements(By.cssSelector("#threads th")).get(0).click();
+            awaitPage(page, p -> "descending".equals(p.findElements(By.cssSelector("#threads th")).get(0).getAttribute("aria-sort")));
+            // readying threads by their processes' names, on one line
+            JsonNode firstRow = rowOf(byReady, firstByReady);
+            Map<String, Long> byProcess = new java.util.LinkedHashMap<>();
+            for (JsonNode r : firstRow.path("readiedBy")) {
+                byProcess.merge(r.path("processName").isNull() ? "thread " + r.path("threadId").asInt() : r.path("processName").asText(),
+                        r.path("count").asLong(), Long::sum);
+            }
+            assertFalse(byProcess.isEmpty(), "the first thread by ready time was readied by someone: " + firstRow);
+            String readiers = settled(page, p -> p.findElement(By.cssSelector("#threads tbody tr[data-key='" + firstByReady + "']"))
+                    .findElements(By.tagName("td")).get(12).getAttribute("title"));
+            for (String process : byProcess.keySet()) assertTrue(readiers.contains(process + " "), readiers + " names " + process);
+            // each row names its session by its start; the whole id in its tooltip
+            assertEquals(firstRow.path("session").asText(), settled(page, p -> p.findElement(By.cssSelector("#threads tbody tr[data-key='"
+                    + firstByReady + "']")).findElements(By.tagName("td")).get(15).getAttribute("title")));
+            // the filter: one host's threads only
+            String host = firstRow.path("host").asText();
+            page.findElement(By.id("filter")).sendKeys(host);
+            awaitPage(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row td:first-child")).stream()
+                    .allMatch(td -> td.getText().equals(host)));
+            page.findElement(By.id("filter")).clear();
+            page.findElement(By.id("filter")).sendKeys(org.openqa.selenium.Keys.SPACE, org.openqa.selenium.Keys.BACK_SPACE);
+            awaitPage(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row")).size() == byReady.size());
+            // a click shows that thread's windows right under it; the row stays the same element, selected, through refreshes
             org.openqa.selenium.WebElement clicked = settled(page, p -> {
-                org.openqa.selenium.WebElement row = p.findElements(By.cssSelector("#threads tbody tr")).get(0);
+                org.openqa.selenium.WebElement row = p.findElements(By.cssSelector("#threads tbody tr.row")).get(0);
                 row.click();
                 return row;
             });
-            awaitPage(page, p -> !p.findElements(By.cssSelector("#windows rect.window")).isEmpty()
+            awaitPage(page, p -> !p.findElements(By.cssSelector("#windows circle.wait")).isEmpty()
                     && !p.findElements(By.cssSelector("#windows text.tick")).isEmpty());
+            assertEquals("chart-row", (String) ((org.openqa.selenium.JavascriptExecutor) page)
+                    .executeScript("return arguments[0].nextElementSibling.id", clicked), "the chart is in the row under the clicked one");
             int refreshes = Integer.parseInt(page.findElement(By.id("refreshes")).getText());
             awaitPage(page, p -> Integer.parseInt(p.findElement(By.id("refreshes")).getText()) >= refreshes + 2);
             assertTrue(clicked.getAttribute("class").contains("selected"), "the selection survives two refreshes, in place");
+            PageShots.check(page, "live-page", "#threads tbody tr.row", "#windows");
             assertEquals(200, get(a, "/favicon.ico").status());
             // a fourth host's session arrives: the page shows it without a reload
             publish(trace("app01", 5_000), "app01").join();
@@ -303,6 +336,11 @@ class ServiceIT {
         } finally {
             page.quit();
         }
+    }
+
+    static JsonNode rowOf(JsonNode rows, String key) {
+        for (JsonNode r : rows) if ((r.path("session").asText() + "/" + r.path("threadId").asInt()).equals(key)) return r;
+        throw new AssertionError("no row " + key);
     }
 
     /** What {@code read} finds on the page, read again when the page redrew its table while it read (it refreshes itself). */

@@ -195,7 +195,10 @@ public final class StageHttp implements AutoCloseable {
             // a browser asks for /favicon.ico whatever the page says
             String name = path.equals("/") ? "index.html" : path.equals("/favicon.ico") ? "favicon.svg" : path.substring(1);
             if (name.contains("..") || name.contains("/")) throw new HttpProblem(404, "no such page: " + path);
-            try (InputStream in = StageHttp.class.getResourceAsStream(resourceDir + "/" + name)) {
+            InputStream found = StageHttp.class.getResourceAsStream(resourceDir + "/" + name);
+            // what both pages use (the chart) is kept once
+            if (found == null) found = StageHttp.class.getResourceAsStream("/swapstream-common/" + name);
+            try (InputStream in = found) {
                 if (in == null) throw new HttpProblem(404, "no such page: " + path);
                 String type = name.endsWith(".html") ? "text/html; charset=utf-8" : name.endsWith(".js")
                         ? "text/javascript; charset=utf-8" : name.endsWith(".css") ? "text/css; charset=utf-8"
