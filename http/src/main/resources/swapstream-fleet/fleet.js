@@ -1,5 +1,5 @@
-// The fleet page: the rollup stage's roll-ups of one window (the latest closed, or one picked), per
-// process name and per host, sorted here; a clicked process or host shows its kept windows over time.
+// The fleet page: the rollup stage's roll-ups, per process name and per host, of each one's latest
+// closed window (hosts minutes apart all show), of the fleet's latest, or of a window picked; sorted here; a clicked process or host shows its kept windows over time.
 // Names come from traces and are untrusted: they go into the page as text only, never as HTML.
 "use strict";
 const REFRESH_MS = 5000;
@@ -9,10 +9,11 @@ let selected = null; // {kind: "processes" | "hosts", name}
 let reveal = false;
 let aggregatePage = "http://127.0.0.1:8080/";
 /** Per table, the column sorted and its direction (1 up, -1 down). */
-const sorts = { processes: { column: 4, dir: -1 }, hosts: { column: 4, dir: -1 } };
+const sorts = { processes: { column: 5, dir: -1 }, hosts: { column: 5, dir: -1 } };
 const data = { processes: [], hosts: [] };
 
 const ms = ns => ns == null ? "" : (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1);
+const utc = ns => new Date(ns / 1e6).toISOString().substring(0, 19).replace("T", " ");
 const unknown = name => name == null || name === "" ? "(unknown)" : name;
 
 async function json(url) {
@@ -29,6 +30,7 @@ function topNames(map) {
 const COLUMNS = {
   processes: [
     { head: "process", cls: "text name clip", show: r => unknown(r.processName) },
+    { head: "window (UTC)", cls: "text", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16) },
     { head: "hosts", num: r => r.hosts },
     { head: "threads", num: r => r.threads },
     { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
@@ -39,6 +41,7 @@ const COLUMNS = {
   ],
   hosts: [
     { head: "host", cls: "text name clip", show: r => r.host },
+    { head: "window (UTC)", cls: "text", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16) },
     { head: "processes", num: r => r.processes },
     { head: "threads", num: r => r.threads },
     { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
@@ -151,11 +154,11 @@ async function windows() {
   const list = await json("/api/windows");
   const select = document.getElementById("window");
   const chosen = select.value;
-  const options = [["latest", "the latest closed"]].concat(list.map(w => [String(w.windowStartNanos),
-    new Date(w.windowStartNanos / 1e6).toISOString().substring(0, 19).replace("T", " ") + " UTC (" + w.hosts + " hosts)"]));
+  const options = [["each", "each one's latest closed"], ["latest", "the latest closed"]].concat(list.map(w => [String(w.windowStartNanos),
+    utc(w.windowStartNanos) + " UTC (" + w.hosts + " hosts)"]));
   if (select.options.length !== options.length || [...select.options].some((o, i) => o.value !== options[i][0])) {
     select.replaceChildren(...options.map(([v, label]) => { const o = document.createElement("option"); o.value = v; o.textContent = label; return o; }));
-    select.value = options.some(([v]) => v === chosen) ? chosen : "latest";
+    select.value = options.some(([v]) => v === chosen) ? chosen : "each";
   }
 }
 
@@ -167,9 +170,10 @@ async function refresh() {
       json("/api/processes?window=" + w + "&by=readyP99Nanos&top=" + TOP), json("/api/hosts?window=" + w + "&by=readyP99Nanos&top=" + TOP)]);
     data.processes = processes;
     data.hosts = hosts;
-    const start = processes.length ? processes[0].windowStartNanos : hosts.length ? hosts[0].windowStartNanos : null;
-    document.getElementById("window-shown").textContent = start == null ? "none yet"
-      : "showing " + new Date(start / 1e6).toISOString().substring(0, 19).replace("T", " ") + " UTC";
+    const starts = processes.concat(hosts).map(r => r.windowStartNanos);
+    const first = Math.min(...starts), last = Math.max(...starts);
+    document.getElementById("window-shown").textContent = !starts.length ? "none yet"
+      : first === last ? "showing " + utc(first) + " UTC" : "showing " + utc(first) + " to " + utc(last) + " UTC";
     show("processes");
     show("hosts");
     showChart(selected ? await json("/api/" + selected.kind + "/" + encodeURIComponent(selected.name)) : null);

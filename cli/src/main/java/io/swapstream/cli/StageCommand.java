@@ -48,7 +48,7 @@ abstract class StageCommand implements Callable<Integer> {
 
     @Option(names = "--http", paramLabel = "HOST:PORT",
             description = "HTTP address: /health, /metrics, and on the aggregate and the rollup their query API and page;"
-                    + " port 0 takes any free port. Default: ${DEFAULT-VALUE}")
+                    + " port 0 takes any free port")
     String http;
 
     /** Each stage's own HTTP address as the default of --http, so that its --help shows its own. */
@@ -180,10 +180,13 @@ abstract class StageCommand implements Callable<Integer> {
         // a planned stop leaves the group, so its partitions move at once rather than after the session timeout
         CloseOptions leave = CloseOptions.timeout(Duration.ofSeconds(30))
                 .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP);
+        java.util.concurrent.atomic.AtomicReference<ProgressLine> progressLine = new java.util.concurrent.atomic.AtomicReference<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // a signal (SIGTERM, Ctrl-C) rather than the stage's own end: say so last, once its work is committed
             boolean signalled = !stopped.isDone();
             String last = signalled ? progress(streams, stage()) : null;
+            ProgressLine running = progressLine.get();
+            if (running != null) running.close(); // no progress line after the last
             streams.close(leave);
             stopped.complete(0);
             if (signalled) {
@@ -203,6 +206,7 @@ abstract class StageCommand implements Callable<Integer> {
             err.flush();
             streams.start();
             try (ProgressLine progress = new ProgressLine(err, "swapstream " + stage() + ": ", () -> progress(streams, stage()))) {
+                progressLine.set(progress);
                 status = stopped.get();
             }
             streams.close(leave);

@@ -39,6 +39,20 @@ class CommandLineHelpTest {
                     assertTrue(usage.contains("Default: " + o.defaultValue()), sub + " " + o.longestName() + " shows no default:\n" + usage);
                 }
             }
+            // a stage's --help gives its own HTTP address
+            String own = switch (sub) {
+                case "decode" -> "127.0.0.1:8081";
+                case "aggregate" -> "127.0.0.1:8080";
+                case "rollup" -> "127.0.0.1:8082";
+                default -> null;
+            };
+            if (own != null) {
+                String http = usage.substring(usage.indexOf("\n      --http=HOST:PORT"), usage.indexOf("\n      --http-advertised"));
+                assertTrue(http.replaceAll("\\s+", " ").contains("Default: " + own), sub + ": " + http);
+                for (String other : List.of("127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082")) {
+                    if (!other.equals(own)) assertFalse(http.contains(other), sub + " --help names another stage's address: " + http);
+                }
+            }
             for (var p : cl.getCommandSpec().positionalParameters()) {
                 assertFalse(String.join(" ", p.description()).isBlank(), sub + " " + p.paramLabel() + " has no description");
             }

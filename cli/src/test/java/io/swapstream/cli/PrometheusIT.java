@@ -196,6 +196,10 @@ class PrometheusIT {
                 assertEquals("", lint.out.strip(), "promtool check metrics on the swapstream_* families");
             }
             assertTrue(value(api, "swapstream_event_lag_seconds{stage=\"decode\"}") < 60, "the event lag is measured in the trace's own time");
+            // stopped by a signal (SIGTERM), a stage says so last
+            decode.close();
+            List<String> lines = Files.readAllLines(dir.resolve("decode.log"));
+            assertTrue(lines.get(lines.size() - 1).contains("decode: stopped by a signal; its work is committed"), lines.get(lines.size() - 1));
         } finally {
             if (prom != null) {
                 prom.destroy();

@@ -177,7 +177,7 @@ class RollupIT {
         try {
             page.get(base + "/");
             JsonNode top = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-                    base + "/api/processes?window=latest&by=readyP99Nanos&top=100")).build(), HttpResponse.BodyHandlers.ofString()).body());
+                    base + "/api/processes?window=each&by=readyP99Nanos&top=100")).build(), HttpResponse.BodyHandlers.ofString()).body());
             ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr")).size() == top.size());
             List<String> names = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr td.name"))
                     .stream().map(org.openqa.selenium.WebElement::getText).toList());
@@ -210,7 +210,7 @@ class RollupIT {
                     HttpResponse.BodyHandlers.ofString()).body());
             assertTrue(windows.size() >= 2, windows.toString());
             String older = windows.get(windows.size() - 1).path("windowStartNanos").asText();
-            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#window option")).size() == windows.size() + 1);
+            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#window option")).size() == windows.size() + 2);
             new org.openqa.selenium.support.ui.Select(page.findElement(org.openqa.selenium.By.id("window"))).selectByValue(older);
             String olderShown = "showing " + java.time.Instant.ofEpochSecond(0, Long.parseLong(older)).toString().substring(0, 19).replace("T", " ") + " UTC";
             ServiceIT.awaitPage(page, p -> p.findElement(org.openqa.selenium.By.id("window-shown")).getText().equals(olderShown));

@@ -25,7 +25,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The rollup stage's query API: {@code /api/processes} and {@code /api/hosts} (the top groups of the latest
- * closed window, or of every kept window) and {@code /api/processes/NAME}, {@code /api/hosts/HOST} (a group's
+ * closed window, of a chosen one, each group's latest, or every kept window; {@code /api/windows} lists them) and {@code /api/processes/NAME}, {@code /api/hosts/HOST} (a group's
  * windows). A group's windows live on one instance (partitioned by name); a list asks every instance for its
  * own top N and merges. Sketch bytes are left out unless {@code sketches=true}.
  */
@@ -72,8 +72,9 @@ public final class RollupApi {
         String by = q.getOrDefault("by", "readyP99Nanos");
         if (!kind.sortable().contains(by)) throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + kind.sortable());
         String window = q.getOrDefault("window", "latest");
-        if (!window.equals("latest") && !window.equals("all") && !window.matches("[0-9]{1,19}")) {
-            throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, all, or a window's start (ns, as /api/windows lists them)");
+        if (!window.equals("latest") && !window.equals("each") && !window.equals("all") && !window.matches("[0-9]{1,19}")) {
+            throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, each, all, or a window's start (ns, as /api/windows"
+                    + " lists them)");
         }
         int top = StatsApi.integer(q, "top", 20);
         boolean sketches = bool(q, "sketches");
@@ -88,7 +89,15 @@ public final class RollupApi {
                 else peers.ask(host, kind.path(), lq, request.authorization()).forEach(rows::add);
             }
         }
-        if (!window.equals("all")) {
+        if (window.equals("each")) {
+            // each group's own latest window: hosts minutes apart all show
+            Map<String, JsonNode> latest = new HashMap<>();
+            for (JsonNode n : rows) {
+                latest.merge(n.path(kind.nameField()).asText(""), n,
+                        (a, b) -> b.path("windowStartNanos").asLong() > a.path("windowStartNanos").asLong() ? b : a);
+            }
+            rows = new ArrayList<>(latest.values());
+        } else if (!window.equals("all")) {
             long chosen = window.equals("latest") ? rows.stream().mapToLong(n -> n.path("windowStartNanos").asLong()).max().orElse(0)
                     : Long.parseLong(window);
             rows.removeIf(n -> n.path("windowStartNanos").asLong() != chosen);

@@ -76,6 +76,46 @@ class FleetMetricsTest {
         assertEquals(2 * 7, value(text, "swapstream_process_switches_total{process=\"svchost.exe\"}"));
     }
 
+    /** The native histogram's quantiles are within DDSketch's 1% and one native bucket (2.2%) of the exact ones. */
+    @Test
+    void theNativeHistogramIsWithinThreePercentOfTheExactQuantiles() {
+        Random random = new Random(7);
+        long[] times = new long[20_000];
+        for (int i = 0; i < times.length; i++) times[i] = (long) Math.pow(10, 3 + random.nextDouble() * 7); // 1 µs to 10 s
+        FleetMetrics m = new FleetMetrics(10, 10);
+        m.take(processRow("a.exe", 0, times, null));
+        var point = ((io.prometheus.metrics.model.snapshots.HistogramSnapshot) m.collect().stream()
+                .filter(x -> x.getMetadata().getName().equals("swapstream_process_ready_seconds")).findFirst().orElseThrow())
+                .getDataPoints().get(0);
+        assertEquals(LatencyHistogram.NATIVE_SCHEMA, point.getNativeSchema());
+        long[] sorted = times.clone();
+        java.util.Arrays.sort(sorted);
+        for (double q : new double[] {0.5, 0.9, 0.99, 0.999}) {
+            long rank = (long) Math.ceil(q * sorted.length);
+            double exact = sorted[(int) rank - 1] / 1e9;
+            long seen = point.getNativeZeroCount();
+            double upper = Double.NaN;
+            for (var b : point.getNativeBucketsForPositiveValues()) {
+                seen += b.getCount();
+                if (seen >= rank) {
+                    upper = Math.pow(2, b.getBucketIndex() / 32.0);
+                    break;
+                }
+            }
+            double error = upper / exact;
+            assertTrue(error > 0.99 && error < 1.033, "q " + q + ": native bucket's bound " + upper + " for the exact " + exact);
+        }
+    }
+
+    /** Prometheus asks for protobuf when it takes native histograms: /metrics then answers in it, else in text. */
+    @Test
+    void theExpositionFollowsTheAcceptHeader() {
+        String protobuf = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited";
+        assertTrue(StageMetrics.contentType(protobuf).startsWith("application/vnd.google.protobuf"), StageMetrics.contentType(protobuf));
+        assertTrue(StageMetrics.contentType("text/plain;version=0.0.4").startsWith("text/plain"));
+        assertTrue(StageMetrics.contentType(null).startsWith("text/plain"));
+    }
+
     @Test
     void namesBeyondTheLimitAddUpUnderOtherUntilOneOutscoresAnAdmittedName() {
         FleetMetrics m = new FleetMetrics(1, 1);
