@@ -78,15 +78,7 @@ function header(kind) {
 function ordered(kind) {
   const s = sorts[kind];
   const c = COLUMNS[kind][s.column];
-  const key = c.num || c.show;
-  return data[kind].map((r, i) => [r, i]).sort(([a, i], [b, j]) => {
-    const x = key(a), y = key(b);
-    if (x == null && y == null) return i - j;
-    if (x == null) return 1;
-    if (y == null) return -1;
-    const d = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
-    return d !== 0 ? s.dir * d : i - j;
-  }).map(([r]) => r);
+  return sortedBy(data[kind], c.num || c.show, s.dir);
 }
 
 function show(kind) {

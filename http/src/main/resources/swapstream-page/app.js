@@ -123,15 +123,7 @@ function ordered(rows) {
   const shown = rows.filter(t => matches(t, f));
   if (!sort) return shown;
   const c = COLUMNS[sort.column];
-  const key = c.num || c.show;
-  return shown.map((t, i) => [t, i]).sort(([a, i], [b, j]) => {
-    const x = key(a), y = key(b);
-    if (x == null && y == null) return i - j;
-    if (x == null) return 1;
-    if (y == null) return -1;
-    const d = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
-    return d !== 0 ? sort.dir * d : i - j;
-  }).map(([t]) => t);
+  return sortedBy(shown, c.num || c.show, sort.dir);
 }
 
 /** The table's rows by thread: updated in place, so a selection (and a click landing mid-refresh) survives a refresh. */

@@ -2,9 +2,6 @@ package io.swapstream.ingest;
 
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.BufferHeader;
-import io.swapstream.etw.EtlFormatException;
-import io.swapstream.etw.EtlReader;
-import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -277,38 +274,15 @@ public final class DirectoryIngest implements AutoCloseable {
 
     /** Reads the first buffer's logfile header; false while it is not all there or not ETL. */
     private boolean identify(WatchedFile f, FileChannel ch) throws IOException {
-        if (f.size < BufferHeader.SIZE) {
-            // a logger writes whole buffers: bytes that cannot start one say it is not a trace, however short
-            if (f.size >= 4) {
-                ByteBuffer first = ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-                readFully(ch, first, 0);
-                int size = first.getInt(0);
-                if (size != 0 && (size < BufferHeader.SIZE || size > SwapstreamConfig.MAX_MESSAGE_BYTES)) {
-                    f.notEtl = "its first bytes are not a buffer header: not an ETL file";
-                    log.accept(f.path + ": not followed: " + f.notEtl);
-                }
-            }
-            return false;
+        FirstBuffer first = FirstBuffer.read(f.path, f.host, ch, f.size, header);
+        if (first.notEtl() != null) {
+            f.notEtl = first.notEtl();
+            log.accept(f.path + ": not followed: " + f.notEtl);
         }
-        readFully(ch, ByteBuffer.wrap(header), 0);
-        int first = BufferHeader.read(header, 0).bufferSize();
-        if (first == 0 || (first >= BufferHeader.SIZE && first <= SwapstreamConfig.MAX_MESSAGE_BYTES && f.size < first)) return false;
-        String session;
-        try {
-            byte[] bytes = new byte[(int) Math.min(f.size, Math.max(first, BufferHeader.SIZE))];
-            readFully(ch, ByteBuffer.wrap(bytes), 0);
-            EtlReader r = EtlReader.of(f.path.toString(), ByteBuffer.wrap(bytes)).framesOnly();
-            if (!r.next()) return false;
-            LogfileHeader h = LogfileHeader.find(r.decoder());
-            if (h == null) throw new EtlFormatException(f.path.toString(), BufferHeader.SIZE, "no logfile header event in the first buffer");
-            session = h.sessionId(f.host);
-            f.logger = h.loggerName();
-            f.startTime = h.startTime();
-        } catch (EtlFormatException e) {
-            f.notEtl = e.getMessage();
-            log.accept(f.path + ": not followed: " + e.getMessage());
-            return false;
-        }
+        if (first.session() == null) return false;
+        String session = first.session();
+        f.logger = first.logger();
+        f.startTime = first.startTime();
         WatchedFile other = bySession.get(session);
         if (other != null && other != f) {
             f.notEtl = "the same session as " + other.path;
@@ -401,7 +375,7 @@ public final class DirectoryIngest implements AutoCloseable {
         ending.clear();
     }
 
-    private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
+    static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
         while (b.hasRemaining()) {
             if (ch.read(b, at + b.position()) < 0) throw new IOException("file ends early");
         }
