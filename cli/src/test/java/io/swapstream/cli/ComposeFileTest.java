@@ -107,4 +107,23 @@ class ComposeFileTest {
         List<String> users = Files.readAllLines(ROOT.resolve("Dockerfile")).stream().filter(l -> l.startsWith("USER ")).toList();
         assertEquals(List.of("USER swapstream"), users);
     }
+
+    @Test
+    void prometheusScrapesEveryStageAndGrafanaHasTheDashboard() throws Exception {
+        JsonNode prometheus = service("prometheus");
+        JsonNode grafana = service("grafana");
+        List<String> mounts = new ArrayList<>();
+        for (JsonNode s : List.of(prometheus, grafana)) s.path("volumes").forEach(v -> mounts.add(v.asText()));
+        for (String m : mounts) {
+            if (!m.startsWith("./")) continue;
+            assertTrue(Files.exists(ROOT.resolve(m.substring(2, m.indexOf(':')))), "mounted file " + m);
+        }
+        assertTrue(mounts.stream().anyMatch(m -> m.startsWith("./dashboards/swapstream-fleet.json:")), "the dashboard provisioned");
+        // its scrape targets are the stages' services and ports
+        String config = Files.readString(ROOT.resolve("dashboards/prometheus.yml"));
+        for (String stage : List.of("decode", "aggregate", "rollup")) {
+            String port = service(stage).path("ports").get(0).asText().split(":")[0];
+            assertTrue(config.contains("\"" + stage + ":" + port + "\""), stage + ":" + port + " scraped");
+        }
+    }
 }

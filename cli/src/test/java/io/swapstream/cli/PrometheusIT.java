@@ -109,6 +109,9 @@ class PrometheusIT {
                     "    static_configs:",
                     "      - targets: [\"" + decode.http() + "\", \"" + aggregate.http() + "\", \"" + rollup.http() + "\"]", ""));
             assertEquals(0, run(promtool, "check", "config", config.toString()).exit);
+            // the configuration docker-compose.yml ships, and its alerts
+            Result shipped = run(promtool, "check", "config", REPOSITORY.resolve("dashboards/prometheus.yml").toString());
+            assertEquals(0, shipped.exit, shipped.out);
             prom = new ProcessBuilder(prometheus.toString(), "--config.file=" + config, "--storage.tsdb.path=" + dir.resolve("tsdb"),
                     "--web.listen-address=127.0.0.1:" + port).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("prometheus.log").toFile()).start();
