@@ -165,7 +165,12 @@ class PrometheusIT {
                 for (JsonNode target : panel.path("targets")) {
                     String expr = target.path("expr").asText().replace("$process", ".*").replace("$host", ".*")
                             .replace("$__rate_interval", "1m").replace("$__range", "5m").replace("$__interval", "15s");
+                    // a rate needs two scrapes of a series: a series the last rows made may be a second old
                     JsonNode r = query(api, expr);
+                    for (int wait = 0; r.isEmpty() && wait < 30; wait++) {
+                        Thread.sleep(1_000);
+                        r = query(api, expr);
+                    }
                     assertFalse(r.isEmpty(), "panel '" + panel.path("title").asText() + "': " + expr + " has no data");
                     queries++;
                 }
