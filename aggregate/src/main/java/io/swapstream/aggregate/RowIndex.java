@@ -156,12 +156,19 @@ public final class RowIndex {
             if (session != null && only < 0) return List.of();
             double[] v = columns[column];
             TopSlots best = new TopSlots(Math.max(1, Math.min(n, slotOf.size())), v);
-            long latest = rows == Rows.LATEST ? latestWindow(only) : NO_WINDOW;
-            boolean windows = rows != Rows.WHOLE;
-            for (int s = 0; s < used; s++) {
-                if (keys[s] == null || (windowOf[s] != NO_WINDOW) != windows || (only >= 0 && sessionOf[s] != only)) continue;
-                if (rows == Rows.LATEST && windowOf[s] != latest) continue;
-                best.offer(s);
+            if (rows == Rows.LATEST) {
+                long latest = latestWindow(only);
+                // no window kept: no row (NO_WINDOW marks the whole-session rows)
+                for (int s = 0; latest != NO_WINDOW && s < used; s++) {
+                    if (keys[s] == null || windowOf[s] != latest || (only >= 0 && sessionOf[s] != only)) continue;
+                    best.offer(s);
+                }
+            } else {
+                boolean windows = rows == Rows.ALL;
+                for (int s = 0; s < used; s++) {
+                    if (keys[s] == null || (windowOf[s] != NO_WINDOW) != windows || (only >= 0 && sessionOf[s] != only)) continue;
+                    best.offer(s);
+                }
             }
             int[] order = best.sorted();
             List<Hit> out = new ArrayList<>(order.length);

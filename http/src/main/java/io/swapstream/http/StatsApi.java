@@ -172,14 +172,19 @@ public final class StatsApi {
     /** This instance's top rows as a JSON array: each row's JSON made once and kept until the row changes. */
     private byte[] localTop(String by, int top, String session, RowIndex.Rows rows) {
         List<RowIndex.Hit> hits = indexes.top(by, top, session, rows);
-        ReadOnlyKeyValueStore<String, ThreadStats> stats = hits.isEmpty() ? null : store(AggregateTopology.STATS_STORE);
-        ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadInfo> labels = hits.isEmpty() ? null : store(AggregateTopology.THREADS_STORE);
+        // the stores only when a row's JSON must be made: finding a store costs more than a cached answer
+        ReadOnlyKeyValueStore<String, ThreadStats> stats = null;
+        ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadInfo> labels = null;
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256 + hits.size() * 1024);
         out.write('[');
         boolean first = true;
         for (RowIndex.Hit h : hits) {
             byte[] json = h.json();
             if (json == null) {
+                if (stats == null) {
+                    stats = store(AggregateTopology.STATS_STORE);
+                    labels = store(AggregateTopology.THREADS_STORE);
+                }
                 ThreadStats row = stats.get(h.storeKey());
                 if (row == null) continue; // removed since it was selected
                 json = withReadiers(RecordJson.toTree(row), labels).toString().getBytes(StandardCharsets.UTF_8);
