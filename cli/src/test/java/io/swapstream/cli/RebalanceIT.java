@@ -84,7 +84,8 @@ class RebalanceIT {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         java.net.URI uri = java.net.URI.create("http://" + stage.http() + "/metrics");
         java.util.regex.Pattern p = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*} ([0-9.E]+)$");
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        // a task moving to a new instance restores its state first: on 2 busy cores, a minute and more
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         String body = "";
         while (System.nanoTime() < deadline) {
             body = http.send(java.net.http.HttpRequest.newBuilder(uri).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
