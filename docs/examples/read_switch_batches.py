@@ -90,6 +90,11 @@ def columns(b):
         "newThreadWaitsNanos": waits,
         "readyingThreadId": [None if k is None else ids[k] for k in sparse(b["readyingThreadIdIndexes"], n)],
         "readyingProcessId": sparse(b["readyingProcessId"], n),
+        "previousCState": sparse(b["previousCState"], n),
+        "oldThreadRank": sparse(b["oldThreadRank"], n),
+        "newThreadPriorityDecrement": sparse(b["newThreadPriorityDecrement"], n),
+        "oldThreadIdealProcessor": sparse(b["oldThreadIdealProcessor"], n),
+        "oldThreadRemainingQuantum": sparse(b["oldThreadRemainingQuantum"], n),
     }
 
 

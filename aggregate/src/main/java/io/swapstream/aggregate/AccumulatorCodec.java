@@ -16,7 +16,7 @@ import java.io.UncheckedIOException;
 public final class AccumulatorCodec {
     private AccumulatorCodec() {}
 
-    static final StateFormat FORMAT = new StateFormat("thread accumulator", 2);
+    static final StateFormat FORMAT = new StateFormat("thread accumulator", 3);
 
     private static final ThreadLocal<StateWriter> WRITER = ThreadLocal.withInitial(() -> new StateWriter(4096));
 
@@ -87,6 +87,8 @@ public final class AccumulatorCodec {
                 }
             }
             b.writeInt(runs.numWrittenBytes()).raw(runs.backingArray(), 0, runs.numWrittenBytes());
+            b.writeBoolean(a.split != null);
+            if (a.split != null) a.split.write(b);
         });
         return o.toByteArray();
     }
@@ -142,6 +144,10 @@ public final class AccumulatorCodec {
             }
             int runs = b.readInt();
             if (runs > 0) a.runs = sketch(b.raw(runs));
+            if (b.readBoolean()) {
+                a.split = new ReadySplit();
+                a.split.read(b);
+            }
             return a;
         });
     }

@@ -127,7 +127,7 @@ public final class SessionStatistics {
             }
             accept(b.cpu(i), b.timeNanos(i), b.oldThreadId(i), b.oldThreadPriority(i), b.oldThreadState(i),
                     b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
-                    b.oldThreadRunNanos(i), b.newThreadReadyNanos(i), b.readyingThreadId(i), pmc);
+                    b.oldThreadRunNanos(i), b.newThreadReadyNanos(i), b.readyingThreadId(i), b.previousCState(i), pmc);
         }
     }
 
@@ -142,7 +142,7 @@ public final class SessionStatistics {
 
     /** One switch; the PMC counters, {@code pmc} of them, are in {@link #deltas}. */
     private void accept(int cpu, long t, int old, int oldPriority, int oldState, int oldReason, int nw, long waitTicks,
-                        long sinceLast, long run, long ready, int readier, int pmc) {
+                        long sinceLast, long run, long ready, int readier, int cState, int pmc) {
         long window = WHOLE;
         if (windowNanos > 0) {
             window = Math.floorDiv(t, windowNanos) * windowNanos;
@@ -156,7 +156,7 @@ public final class SessionStatistics {
         if (nw != NO_INT && nw != 0) {
             ThreadStatsAccumulator a = accumulators.of(nw, window);
             a.switchIn(t, sinceLast, waitTicks);
-            if (ready != NO_TIME) a.ready(ready, readier);
+            if (ready != NO_TIME) a.ready(ready, readier, old == 0, cState == NO_INT ? -1 : cState);
         }
         boolean sliceDeltas = pmcDeltas(cpu, pmc, run);
         if (old != 0) {

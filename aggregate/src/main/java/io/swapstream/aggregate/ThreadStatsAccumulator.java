@@ -52,6 +52,10 @@ public final class ThreadStatsAccumulator {
     long readyMax = Long.MIN_VALUE;
     /** Made at the first ready time: many threads of a trace without ReadyThread events and runnable switch-outs have none. */
     DDSketch readies;
+    /** Ready time split into idle wake-ups and contention; null until the first ready time. */
+    ReadySplit split;
+    /** What a row without ready times carries: zeros and empty maps. */
+    private static final ReadySplit NO_READY = new ReadySplit();
     /** Readying thread id to switch-ins it readied; null until one is known. */
     Int2LongOpenHashMap readiers;
     /** How many of {@link #toStats}'s topReadiers. */
@@ -66,7 +70,7 @@ public final class ThreadStatsAccumulator {
     }
 
     /** What DDSketch.accept does for a non-negative value, without its checks and boxing of the value. */
-    private static void add(DDSketch sketch, long nanos) {
+    static void add(DDSketch sketch, long nanos) {
         if (nanos > MIN_INDEXED) sketch.getPositiveValueStore().add(MAPPING.index(nanos));
         else sketch.accept(nanos);
     }
@@ -142,9 +146,12 @@ public final class ThreadStatsAccumulator {
 
     /**
      * The switch-in just taken had a ready time (docs/architecture.md "Ready time"); {@code readier} is the
-     * readying thread or Integer.MIN_VALUE when none is known.
+     * readying thread or Integer.MIN_VALUE when none is known; {@code fromIdle} when the processor ran the
+     * idle thread, with the C-state it left ({@code cState}, negative when not logged).
      */
-    public void ready(long readyNanos, int readier) {
+    public void ready(long readyNanos, int readier, boolean fromIdle, int cState) {
+        if (split == null) split = new ReadySplit();
+        split.add(readyNanos, fromIdle, cState);
         readyCount++;
         readySum += readyNanos;
         if (readyNanos > readyMax) readyMax = readyNanos;
@@ -199,6 +206,10 @@ public final class ThreadStatsAccumulator {
         if (o.readies != null) {
             if (readies == null) readies = newSketch();
             readies.mergeWith(o.readies);
+        }
+        if (o.split != null) {
+            if (split == null) split = new ReadySplit();
+            split.merge(o.split);
         }
         if (o.readiers != null) {
             if (readiers == null) readiers = new Int2LongOpenHashMap();
@@ -312,6 +323,7 @@ public final class ThreadStatsAccumulator {
         s.setWaitSketch(waitCount > 0 ? SketchBytes.of(waits) : null);
         s.setReadySketch(readyCount > 0 ? SketchBytes.of(readies) : null);
         s.setRunSketch(runCount > 0 ? SketchBytes.of(runs) : null);
+        (split == null ? NO_READY : split).fill(s);
         return s;
     }
 }

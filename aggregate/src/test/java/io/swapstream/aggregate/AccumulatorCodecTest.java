@@ -11,14 +11,14 @@ class AccumulatorCodecTest {
     static ThreadStatsAccumulator sample() {
         ThreadStatsAccumulator a = new ThreadStatsAccumulator();
         a.switchIn(1_000, 500, 2);
-        a.ready(300, 104);
+        a.ready(300, 104, true, 2);
         a.switchOut(2_000, 5, 6, 9, 1_000);
         a.switchIn(3_000, 1_000, ThreadStatsAccumulator.NONE);
-        a.ready(1_000, Integer.MIN_VALUE);
+        a.ready(1_000, Integer.MIN_VALUE, false, -1);
         a.switchIn(4_000, 700, 1);
-        a.ready(50, 104);
+        a.ready(50, 104, true, -1);
         a.switchIn(5_000, 90, 1);
-        a.ready(90, 200);
+        a.ready(90, 200, false, -1);
         return a;
     }
 

@@ -27,7 +27,7 @@ class SessionStatisticsTest {
     static ContextSwitch sw(long t, int cpu, int old, Integer oldPri, String state, String reason, Integer nw, Long ticks,
                             Long since, Long run) {
         return new ContextSwitch("s", "h", cpu, t, t, "CSWITCH", old, oldPri, state, reason, null, nw, null, ticks,
-                null, since, run, null, null, null, null);
+                null, since, run, null, null, null, null, null, null, null, null, null);
     }
 
     /** Windows of 100 ns; every expected number below is worked out by hand. */
@@ -181,6 +181,13 @@ class SessionStatisticsTest {
                 GeneratorOptions.defaults().withSwitches(60_000).withShape(8, 6, 5).withSeed(21));
     }
 
+    /** The same for CSwitch events, whose idle wake-ups also carry the C-state they left (counted by C-state). */
+    @Test
+    void cswitchTraceSplitsReadyTimeAsTheScheduleDid() throws Exception {
+        assertStatisticsMatchTheSchedule(dir.resolve("cswitch.etl"),
+                GeneratorOptions.defaults().withSwitches(40_000).withShape(4, 6, 5).withSeed(23).withMode("cswitch"));
+    }
+
     /**
      * The same where a processor sits idle for 40 s in a session logging to a file: its buffer reaches
      * the file more than 30 s after later events of the others, and every window is still exact, with
@@ -207,8 +214,15 @@ class SessionStatisticsTest {
         long startNanos = (o.startTimeFileTime() - 116444736000000000L) * 100;
         java.util.function.LongUnaryOperator nanos = ts -> startNanos + (ts - TraceGenerator.TS0) * 100;
         List<ScheduleRecorder.Switch> truth = decided.inTimeOrder();
-        assertSameStatistics(direct(truth, 0, nanos), whole.wholeSession(), 0);
-        assertSameStatistics(direct(truth, window, nanos), windowed.windowed(), window);
+        boolean cStates = o.mode().equals("cswitch");
+        assertSameStatistics(direct(truth, 0, nanos, cStates), whole.wholeSession(), 0);
+        assertSameStatistics(direct(truth, window, nanos, cStates), windowed.windowed(), window);
+        if (cStates) {
+            // the simulator's idle processors sink into C1 to C3: every depth is there, with its wake-ups
+            Map<String, Long> all = new HashMap<>();
+            whole.wholeSession().forEach(t -> t.getReadyIdleWakeByCState().forEach((c, n) -> all.merge(c.toString(), n, Long::sum)));
+            assertEquals(java.util.Set.of("C1", "C2", "C3"), all.keySet(), all.toString());
+        }
         // with windows, the whole session is the closed windows merged: the same rows, sketches included
         assertEquals(whole.wholeSession(), windowed.wholeSession());
     }
@@ -236,10 +250,15 @@ class SessionStatisticsTest {
      * in, out, voluntary, involuntary, waits n/sum/min/max, runs n/sum/max, priority min/max, ready
      * n/sum/max; and the readying threads with the switch-ins each readied.
      */
-    record Direct(Map<String, long[]> numbers, Map<String, Map<Integer, Long>> readiers) {}
+    record Direct(Map<String, long[]> numbers, Map<String, Map<Integer, Long>> readiers, Map<String, Map<String, Long>> cStateWakes) {}
 
-    static Direct direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos) {
+    /**
+     * {@code cStates}: the trace logs CSwitch events, whose idle wake-ups carry the C-state they left and
+     * whose last switch on each processor names its new thread.
+     */
+    static Direct direct(List<ScheduleRecorder.Switch> truth, long window, java.util.function.LongUnaryOperator nanos, boolean cStates) {
         Map<String, long[]> m = new HashMap<>();
+        Map<String, Map<String, Long>> cStateWakes = new HashMap<>();
         Map<String, Map<Integer, Long>> readiers = new HashMap<>();
         // a compact trace names a switch's new thread in the next switch on its processor: each processor's last has none
         Map<Integer, ScheduleRecorder.Switch> lastOnCpu = new HashMap<>();
@@ -247,7 +266,7 @@ class SessionStatisticsTest {
         for (ScheduleRecorder.Switch s : truth) {
             long t = nanos.applyAsLong(s.ts());
             String w = window > 0 ? "/" + Math.floorDiv(t, window) * window : "";
-            if (s.newTid() != 0 && lastOnCpu.get(s.cpu()) != s) {
+            if (s.newTid() != 0 && (cStates || lastOnCpu.get(s.cpu()) != s)) {
                 long[] a = m.computeIfAbsent(s.newTid() + w, k -> fresh());
                 a[0]++;
                 if (s.newThreadTimeSinceLast() != null) {
@@ -263,7 +282,19 @@ class SessionStatisticsTest {
                     a[14] += v;
                     a[15] = Math.max(a[15], v);
                 }
-                // readying threads, as the simulator knew them: counted in a[16..] as (tid, count) pairs below
+                // the ready split: from the idle thread (a processor woken, a[16..18]), or contended (a[19..21])
+                if (s.newThreadReady() != null) {
+                    long v = s.newThreadReady() * 100;
+                    int k = s.oldTid() == 0 ? 16 : 19;
+                    a[k]++;
+                    a[k + 1] += v;
+                    a[k + 2] = Math.max(a[k + 2], v);
+                    if (s.oldTid() == 0 && cStates) {
+                        cStateWakes.computeIfAbsent(s.newTid() + w, x -> new HashMap<>())
+                                .merge("C" + s.detail().previousCStateOrRank(), 1L, Long::sum);
+                    }
+                }
+                // readying threads, as the simulator knew them
                 if (s.readier() != null) readiers.computeIfAbsent(s.newTid() + w, k -> new HashMap<>()).merge(s.readier(), 1L, Long::sum);
             }
             if (s.oldTid() != 0) {
@@ -280,12 +311,12 @@ class SessionStatisticsTest {
                 a[12] = Math.max(a[12], s.oldPriority());
             }
         }
-        return new Direct(m, readiers);
+        return new Direct(m, readiers, cStateWakes);
     }
 
     static long[] fresh() {
         return new long[] {0, 0, 0, 0, 0, 0, Long.MAX_VALUE, Long.MIN_VALUE, 0, 0, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE,
-            0, 0, Long.MIN_VALUE};
+            0, 0, Long.MIN_VALUE, 0, 0, Long.MIN_VALUE, 0, 0, Long.MIN_VALUE};
     }
 
     static void assertSameStatistics(Direct direct, List<ThreadStats> got, long window) {
@@ -300,8 +331,14 @@ class SessionStatisticsTest {
                 t.getWaitMaxNanos() == null ? Long.MIN_VALUE : t.getWaitMaxNanos(), t.getRunCount(), t.getRunSumNanos(),
                 t.getRunMaxNanos() == null ? Long.MIN_VALUE : t.getRunMaxNanos(),
                 t.getPriorityMin() == null ? Long.MAX_VALUE : t.getPriorityMin(), t.getPriorityMax() == null ? Long.MIN_VALUE : t.getPriorityMax(),
-                t.getReadyCount(), t.getReadySumNanos(), t.getReadyMaxNanos() == null ? Long.MIN_VALUE : t.getReadyMaxNanos()};
+                t.getReadyCount(), t.getReadySumNanos(), t.getReadyMaxNanos() == null ? Long.MIN_VALUE : t.getReadyMaxNanos(),
+                t.getReadyIdleWakeCount(), t.getReadyIdleWakeSumNanos(), t.getReadyIdleWakeMaxNanos() == null ? Long.MIN_VALUE : t.getReadyIdleWakeMaxNanos(),
+                t.getReadyContendedCount(), t.getReadyContendedSumNanos(),
+                t.getReadyContendedMaxNanos() == null ? Long.MIN_VALUE : t.getReadyContendedMaxNanos()};
             assertEquals(java.util.Arrays.toString(e), java.util.Arrays.toString(g), key);
+            Map<String, Long> cStates = new HashMap<>();
+            t.getReadyIdleWakeByCState().forEach((c, n) -> cStates.put(c.toString(), n));
+            assertEquals(direct.cStateWakes().getOrDefault(key, Map.of()), cStates, key);
             // the five most frequent readying threads (ties: lower id first), with their counts
             Map<Integer, Long> by = direct.readiers().getOrDefault(key, Map.of());
             Map<String, Long> top = new java.util.LinkedHashMap<>();

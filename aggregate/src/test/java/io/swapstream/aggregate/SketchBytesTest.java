@@ -19,7 +19,7 @@ class SketchBytesTest {
         for (int i = 0; i < 5000; i++) {
             long t = 1_000_000_000L + i * 1000L;
             a.switchIn(t, (long) Math.exp(8 + random.nextGaussian() * 3), 1);
-            a.ready((long) (Math.exp(6 + random.nextGaussian() * 2)), Integer.MIN_VALUE);
+            a.ready((long) (Math.exp(6 + random.nextGaussian() * 2)), Integer.MIN_VALUE, false, -1);
             a.switchOut(t + 500, KernelEnums.STATE_WAITING, 6, 8, 1000 + random.nextInt(1_000_000));
         }
         ThreadStats row = a.toStats("s", "h", 7, 1, "p.exe", null, 0, 0, true);

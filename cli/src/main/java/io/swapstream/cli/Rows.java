@@ -51,6 +51,16 @@ final class Rows {
         RecordJson.number(g, s.readyingThreadId());
         g.writeFieldName("readyingProcessId");
         RecordJson.number(g, s.readyingProcessId());
+        g.writeFieldName("previousCState");
+        RecordJson.number(g, s.previousCState());
+        g.writeFieldName("oldThreadRank");
+        RecordJson.number(g, s.oldThreadRank());
+        g.writeFieldName("newThreadPriorityDecrement");
+        RecordJson.number(g, s.newThreadPriorityDecrement());
+        g.writeFieldName("oldThreadIdealProcessor");
+        RecordJson.number(g, s.oldThreadIdealProcessor());
+        g.writeFieldName("oldThreadRemainingQuantum");
+        RecordJson.number(g, s.oldThreadRemainingQuantum());
         g.writeEndObject();
     }
 
@@ -61,7 +71,9 @@ final class Rows {
             ContextSwitch::oldThreadWaitReason, ContextSwitch::oldThreadWaitMode, ContextSwitch::newThreadId,
             ContextSwitch::newThreadPriority, ContextSwitch::newThreadWaitTicks, ContextSwitch::pmcCounters,
             ContextSwitch::newThreadTimeSinceLastNanos, ContextSwitch::oldThreadRunNanos, ContextSwitch::newThreadReadyNanos,
-            ContextSwitch::newThreadWaitsNanos, ContextSwitch::readyingThreadId, ContextSwitch::readyingProcessId);
+            ContextSwitch::newThreadWaitsNanos, ContextSwitch::readyingThreadId, ContextSwitch::readyingProcessId,
+            ContextSwitch::previousCState, ContextSwitch::oldThreadRank, ContextSwitch::newThreadPriorityDecrement,
+            ContextSwitch::oldThreadIdealProcessor, ContextSwitch::oldThreadRemainingQuantum);
 
     /**
      * A batch decoded as docs/reading-the-topics.md gives it: session, host, count, one array per ContextSwitch field
@@ -114,6 +126,11 @@ final class Rows {
         opt(b, s.newThreadWaitsNanos()).append(',');
         opt(b, s.readyingThreadId()).append(',');
         opt(b, s.readyingProcessId());
+        opt(b.append(','), s.previousCState());
+        opt(b.append(','), s.oldThreadRank());
+        opt(b.append(','), s.newThreadPriorityDecrement());
+        opt(b.append(','), s.oldThreadIdealProcessor());
+        opt(b.append(','), s.oldThreadRemainingQuantum());
     }
 
     private static StringBuilder opt(StringBuilder b, Object v) {

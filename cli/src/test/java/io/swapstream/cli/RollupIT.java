@@ -128,8 +128,8 @@ class RollupIT {
                 }
                 for (io.swapstream.schemas.avro.HostStats e : expectedHosts) {
                     io.swapstream.schemas.avro.HostStats g = hosts.get(RollupTopology.rowKey(e.getHost(), e.getWindowStartNanos()));
-                    assertEquals(io.swapstream.schemas.avro.HostStats.newBuilder(e).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build(),
-                            io.swapstream.schemas.avro.HostStats.newBuilder(g).setWaitSketch(null).setReadySketch(null).setRunSketch(null)
+                    assertEquals(io.swapstream.schemas.avro.HostStats.newBuilder(e).setWaitSketch(null).setReadySketch(null).setRunSketch(null).setReadyIdleWakeSketch(null).setReadyContendedSketch(null).build(),
+                            io.swapstream.schemas.avro.HostStats.newBuilder(g).setWaitSketch(null).setReadySketch(null).setRunSketch(null).setReadyIdleWakeSketch(null).setReadyContendedSketch(null)
                                     .setRevision(0).setAdded(null).build());
                 }
                 assertEquals(expectedHosts.size(), hosts.size());
@@ -224,7 +224,7 @@ class RollupIT {
     }
 
     static ProcessStats withoutSketches(ProcessStats p) {
-        return ProcessStats.newBuilder(p).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build();
+        return ProcessStats.newBuilder(p).setWaitSketch(null).setReadySketch(null).setRunSketch(null).setReadyIdleWakeSketch(null).setReadyContendedSketch(null).build();
     }
 
     static void publish(KafkaBroker.Bootstrap kafka, String prefix, Path f, String host) throws Exception {

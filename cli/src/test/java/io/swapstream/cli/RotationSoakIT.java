@@ -123,7 +123,7 @@ class RotationSoakIT {
     }
 
     static HostStats withoutSketches(HostStats h) {
-        return HostStats.newBuilder(h).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build();
+        return HostStats.newBuilder(h).setWaitSketch(null).setReadySketch(null).setRunSketch(null).setReadyIdleWakeSketch(null).setReadyContendedSketch(null).build();
     }
 
     private static int etlFiles(Path dir) throws Exception {

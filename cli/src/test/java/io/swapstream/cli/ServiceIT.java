@@ -118,7 +118,7 @@ class ServiceIT {
         // the API's rows are the topic's without their sketch bytes
         for (ThreadStats t : s.wholeSession()) {
             rows.put(t.getThreadId(), JSON.readTree(RecordJson.toJson(ThreadStats.newBuilder(t).setWaitSketch(null).setReadySketch(null)
-                    .setRunSketch(null).build())));
+                    .setRunSketch(null).setReadyIdleWakeSketch(null).setReadyContendedSketch(null).build())));
         }
         offline.put(d.session().session(), rows);
         return f;

@@ -13,7 +13,8 @@ public final class AvroRecords {
                 s.source(), s.oldThreadId(), s.oldThreadPriority(), s.oldThreadState(), s.oldThreadWaitReason(),
                 s.oldThreadWaitMode(), s.newThreadId(), s.newThreadPriority(), s.newThreadWaitTicks(), s.pmcCounters(),
                 s.newThreadTimeSinceLastNanos(), s.oldThreadRunNanos(), s.newThreadReadyNanos(), s.newThreadWaitsNanos(),
-                s.readyingThreadId(), s.readyingProcessId());
+                s.readyingThreadId(), s.readyingProcessId(), s.previousCState(), s.oldThreadRank(),
+                s.newThreadPriorityDecrement(), s.oldThreadIdealProcessor(), s.oldThreadRemainingQuantum());
     }
 
     public static ContextSwitch of(io.swapstream.schemas.avro.ContextSwitch s) {
@@ -21,7 +22,9 @@ public final class AvroRecords {
                 s.getSource(), s.getOldThreadId(), s.getOldThreadPriority(), s.getOldThreadState(),
                 s.getOldThreadWaitReason(), s.getOldThreadWaitMode(), s.getNewThreadId(), s.getNewThreadPriority(),
                 s.getNewThreadWaitTicks(), s.getPmcCounters(), s.getNewThreadTimeSinceLastNanos(), s.getOldThreadRunNanos(),
-                s.getNewThreadReadyNanos(), s.getNewThreadWaitsNanos(), s.getReadyingThreadId(), s.getReadyingProcessId());
+                s.getNewThreadReadyNanos(), s.getNewThreadWaitsNanos(), s.getReadyingThreadId(), s.getReadyingProcessId(),
+                s.getPreviousCState(), s.getOldThreadRank(), s.getNewThreadPriorityDecrement(), s.getOldThreadIdealProcessor(),
+                s.getOldThreadRemainingQuantum());
     }
 
     public static io.swapstream.schemas.avro.ThreadInfo of(ThreadInfo t) {

@@ -13,8 +13,11 @@ final class ColumnarBatchReader {
     private int[] newIndex = new int[0];
     private final int[][] exceptionRows = {new int[64]};
 
-    /** Reads the record after its header into {@code into} (emptied first) or a new batch. */
-    SwitchBatch read(AvroBinaryReader r, int length, SwitchBatch into) {
+    /**
+     * Reads the record after its header into {@code into} (emptied first) or a new batch;
+     * {@code cswitchDetail} false for the third schema, which ends before the CSwitch-only columns.
+     */
+    SwitchBatch read(AvroBinaryReader r, int length, SwitchBatch into, boolean cswitchDetail) {
         String session = r.string();
         String host = r.string();
         int n = r.readInt();
@@ -59,7 +62,17 @@ final class ColumnarBatchReader {
         r.sparseInts(newIndex, n, SwitchBatch.NONE);
         lookUp(newIndex, b.readyingThreadId, n, ids, threads, true);
         r.sparseInts(b.readyingProcessId, n, SwitchBatch.NONE);
+        column(r, b.previousCState, n, cswitchDetail);
+        column(r, b.oldThreadRank, n, cswitchDetail);
+        column(r, b.newThreadPriorityDecrement, n, cswitchDetail);
+        column(r, b.oldThreadIdealProcessor, n, cswitchDetail);
+        column(r, b.oldThreadRemainingQuantum, n, cswitchDetail);
         return b;
+    }
+
+    private static void column(AvroBinaryReader r, int[] column, int n, boolean present) {
+        if (present) r.sparseInts(column, n, SwitchBatch.NONE);
+        else Arrays.fill(column, 0, n, SwitchBatch.NONE);
     }
 
     private static void lookUp(int[] index, int[] into, int n, int[] ids, int threads, boolean optional) {

@@ -74,6 +74,11 @@ final class ColumnarBatchWriter {
         exceptions(b.newThreadWaitsNanos, n);
         w.sparseInts(readierIndex, n, SwitchBatch.NONE);
         w.sparseInts(b.readyingProcessId, n, SwitchBatch.NONE);
+        w.sparseInts(b.previousCState, n, SwitchBatch.NONE);
+        w.sparseInts(b.oldThreadRank, n, SwitchBatch.NONE);
+        w.sparseInts(b.newThreadPriorityDecrement, n, SwitchBatch.NONE);
+        w.sparseInts(b.oldThreadIdealProcessor, n, SwitchBatch.NONE);
+        w.sparseInts(b.oldThreadRemainingQuantum, n, SwitchBatch.NONE);
         return w.toByteArray();
     }
 

@@ -57,4 +57,9 @@ public record ContextSwap(
     public static int waitMode(ByteBuffer d, int p) { return d.get(p + 13) & 1; }
     public static int oldThreadState(ByteBuffer d, int p) { return d.get(p + 14) & 0xFF; }
     public static long newThreadWaitTime(ByteBuffer d, int p) { return Integer.toUnsignedLong(d.getInt(p + 16)); }
+    /** PreviousCState when the old thread is the idle thread, else OldThreadRank: one byte, two meanings. */
+    public static int previousCStateOrRank(ByteBuffer d, int p) { return d.get(p + 10) & 0xFF; }
+    public static int newThreadPriorityDecrement(ByteBuffer d, int p) { return d.get(p + 11); }
+    public static int oldThreadIdealProcessor(ByteBuffer d, int p) { return d.get(p + 15) & 0xFF; }
+    public static int oldThreadRemainingQuantum(ByteBuffer d, int p) { return d.getInt(p + 20); }
 }

@@ -27,7 +27,12 @@ public record ContextSwitch(
         Long newThreadReadyNanos,
         Long newThreadWaitsNanos,
         Integer readyingThreadId,
-        Integer readyingProcessId) {
+        Integer readyingProcessId,
+        Integer previousCState,
+        Integer oldThreadRank,
+        Integer newThreadPriorityDecrement,
+        Integer oldThreadIdealProcessor,
+        Integer oldThreadRemainingQuantum) {
 
     public static final String CSWITCH = "CSWITCH";
     public static final String COMPACT = "COMPACT";
@@ -36,5 +41,6 @@ public record ContextSwitch(
     public static final List<String> FIELDS = List.of("session", "host", "cpu", "timestamp", "timeNanos", "source",
             "oldThreadId", "oldThreadPriority", "oldThreadState", "oldThreadWaitReason", "oldThreadWaitMode",
             "newThreadId", "newThreadPriority", "newThreadWaitTicks", "pmcCounters", "newThreadTimeSinceLastNanos",
-            "oldThreadRunNanos", "newThreadReadyNanos", "newThreadWaitsNanos", "readyingThreadId", "readyingProcessId");
+            "oldThreadRunNanos", "newThreadReadyNanos", "newThreadWaitsNanos", "readyingThreadId", "readyingProcessId",
+            "previousCState", "oldThreadRank", "newThreadPriorityDecrement", "oldThreadIdealProcessor", "oldThreadRemainingQuantum");
 }

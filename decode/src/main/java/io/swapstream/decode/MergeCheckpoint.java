@@ -114,6 +114,8 @@ final class MergeCheckpoint {
                 o.varLong(m.newTid[src][p]);
                 o.varLong(m.newPriority[src][p]);
                 o.varLong(m.newWaitTicks[src][p]);
+                o.varLong(m.detail[src][p]);
+                o.varLong(m.remainingQuantum[src][p]);
                 long[] pmc = m.pmc[src][p];
                 o.writeByte(pmc == null ? 0 : pmc.length);
                 if (pmc != null) for (long v : pmc) o.varLong(v);
@@ -166,6 +168,8 @@ final class MergeCheckpoint {
                 m.newTid[src][p] = (int) in.varLong();
                 m.newPriority[src][p] = (int) in.varLong();
                 m.newWaitTicks[src][p] = in.varLong();
+                m.detail[src][p] = (int) in.varLong();
+                m.remainingQuantum[src][p] = (int) in.varLong();
                 int pmc = in.readUnsignedByte();
                 if (pmc > 0) {
                     long[] c = new long[pmc];

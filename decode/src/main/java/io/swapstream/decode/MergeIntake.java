@@ -113,6 +113,9 @@ final class MergeIntake {
         m.newTid[src][q] = ContextSwap.newThreadId(d, p);
         m.newPriority[src][q] = ContextSwap.newThreadPriority(d, p);
         m.newWaitTicks[src][q] = ContextSwap.newThreadWaitTime(d, p);
+        m.detail[src][q] = MergeQueue.packDetail(ContextSwap.previousCStateOrRank(d, p), ContextSwap.newThreadPriorityDecrement(d, p),
+                ContextSwap.oldThreadIdealProcessor(d, p));
+        m.remainingQuantum[src][q] = ContextSwap.oldThreadRemainingQuantum(d, p);
         if (ev.pmcCount() > 0) {
             long[] c = new long[ev.pmcCount()];
             for (int i = 0; i < c.length; i++) c[i] = ev.pmcCounter(i);
@@ -141,6 +144,7 @@ final class MergeIntake {
         m.newTid[src][q] = -1;
         m.newPriority[src][q] = -1;
         m.newWaitTicks[src][q] = newWaitTime;
+        m.detail[src][q] = MergeQueue.NO_DETAIL;
         lane.pending = true;
         if (ts > lane.packetTs) lane.packetTs = ts;
     }

@@ -39,6 +39,9 @@ final class MergeQueue {
     int[][] newTid = new int[0][];
     int[][] newPriority = new int[0][];
     long[][] newWaitTicks = new long[0][];
+    /** A CSwitch's bytes 0x0A, 0x0B and 0x0F ({@link #packDetail}); {@link #NO_DETAIL} for a compact packet. */
+    int[][] detail = new int[0][];
+    int[][] remainingQuantum = new int[0][];
     long[][][] pmc = new long[0][][];
     LabelEvent[][] label = new LabelEvent[0][];
     /** Each source's head item's time and sequence, so that comparing sources reads no ring. */
@@ -66,12 +69,24 @@ final class MergeQueue {
 
     int size() { return size; }
 
+    /** No CSwitch detail: a compact packet carries none. */
+    static final int NO_DETAIL = -1;
+
+    /** PreviousCState or OldThreadRank, NewThreadPriorityDecrement and OldThreadIdealProcessor in one int (bit 31 clear). */
+    static int packDetail(int cStateOrRank, int decrement, int idealProcessor) {
+        return (cStateOrRank & 0xFF) | (decrement & 0xFF) << 8 | (idealProcessor & 0xFF) << 16;
+    }
+
+    static int cStateOrRank(int detail) { return detail & 0xFF; }
+    static int decrement(int detail) { return (byte) (detail >> 8); }
+    static int idealProcessor(int detail) { return (detail >> 16) & 0xFF; }
+
     /** Bytes its rings take, reserved room included (the items' label events and counters aside). */
     long bytesHeld() {
         long slots = 0;
         for (long[] ring : ts) slots += ring.length;
-        // per slot: ts, seq, new wait ticks (8 each), flags (1), seven int columns, two references
-        return slots * (3 * 8 + 1 + 7 * 4 + 2 * 8);
+        // per slot: ts, seq, new wait ticks (8 each), flags (1), nine int columns, two references
+        return slots * (3 * 8 + 1 + 9 * 4 + 2 * 8);
     }
 
     /** Sources that have had a queue (empty or not). */
@@ -196,6 +211,8 @@ final class MergeQueue {
         newTid = Arrays.copyOf(newTid, n);
         newPriority = Arrays.copyOf(newPriority, n);
         newWaitTicks = Arrays.copyOf(newWaitTicks, n);
+        detail = Arrays.copyOf(detail, n);
+        remainingQuantum = Arrays.copyOf(remainingQuantum, n);
         pmc = Arrays.copyOf(pmc, n);
         label = Arrays.copyOf(label, n);
         headTs = Arrays.copyOf(headTs, n);
@@ -216,6 +233,8 @@ final class MergeQueue {
         newTid[s] = new int[n];
         newPriority[s] = new int[n];
         newWaitTicks[s] = new long[n];
+        detail[s] = new int[n];
+        remainingQuantum[s] = new int[n];
         pmc[s] = new long[n][];
         label[s] = new LabelEvent[n];
     }
@@ -228,7 +247,7 @@ final class MergeQueue {
         long[] t = ts[s], q = seq[s], w = newWaitTicks[s];
         byte[] f = flags[s];
         int[] a = oldTid[s], b = oldPriority[s], st = oldState[s], r = oldWaitReason[s], m = oldWaitMode[s], nt = newTid[s],
-                np = newPriority[s];
+                np = newPriority[s], dt = detail[s], rq = remainingQuantum[s];
         long[][] pm = pmc[s];
         LabelEvent[] ev = label[s];
         allocate(s, n * 2);
@@ -245,6 +264,8 @@ final class MergeQueue {
             newTid[s][k] = nt[from];
             newPriority[s][k] = np[from];
             newWaitTicks[s][k] = w[from];
+            detail[s][k] = dt[from];
+            remainingQuantum[s][k] = rq[from];
             pmc[s][k] = pm[from];
             label[s][k] = ev[from];
         }

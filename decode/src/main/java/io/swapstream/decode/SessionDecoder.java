@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  */
 public final class SessionDecoder {
     /** The checkpoint's format. */
-    static final StateFormat CHECKPOINT = new StateFormat("decoder checkpoint", 4);
+    static final StateFormat CHECKPOINT = new StateFormat("decoder checkpoint", 5);
 
     private final String host;
     private final Integer maximumWaitReasonOverride;

@@ -47,6 +47,12 @@ public final class SwitchBatch {
     long[] newThreadWaitsNanos;
     int[] readyingThreadId;
     int[] readyingProcessId;
+    /** CSwitch only (docs/etw-formats.md §4): previousCState when the old thread is idle, oldThreadRank otherwise. */
+    int[] previousCState;
+    int[] oldThreadRank;
+    int[] newThreadPriorityDecrement;
+    int[] oldThreadIdealProcessor;
+    int[] oldThreadRemainingQuantum;
     /** Thread records the session produced since the previous batch, up to this one's last switch, in order. */
     private final List<ThreadInfo> threads = new ArrayList<>();
 
@@ -79,6 +85,11 @@ public final class SwitchBatch {
         newThreadWaitsNanos = new long[n];
         readyingThreadId = new int[n];
         readyingProcessId = new int[n];
+        previousCState = new int[n];
+        oldThreadRank = new int[n];
+        newThreadPriorityDecrement = new int[n];
+        oldThreadIdealProcessor = new int[n];
+        oldThreadRemainingQuantum = new int[n];
     }
 
     private void grow() {
@@ -102,6 +113,11 @@ public final class SwitchBatch {
         newThreadWaitsNanos = Arrays.copyOf(newThreadWaitsNanos, n);
         readyingThreadId = Arrays.copyOf(readyingThreadId, n);
         readyingProcessId = Arrays.copyOf(readyingProcessId, n);
+        previousCState = Arrays.copyOf(previousCState, n);
+        oldThreadRank = Arrays.copyOf(oldThreadRank, n);
+        newThreadPriorityDecrement = Arrays.copyOf(newThreadPriorityDecrement, n);
+        oldThreadIdealProcessor = Arrays.copyOf(oldThreadIdealProcessor, n);
+        oldThreadRemainingQuantum = Arrays.copyOf(oldThreadRemainingQuantum, n);
     }
 
     /** Empties the batch for rows of {@code session}. */
@@ -157,7 +173,8 @@ public final class SwitchBatch {
                     int oldThreadState, int oldThreadWaitReason, int oldThreadWaitMode, int newThreadId,
                     int newThreadPriority, long newThreadWaitTicks, long[] pmcCounters, long newThreadTimeSinceLastNanos,
                     long oldThreadRunNanos, long newThreadReadyNanos, long newThreadWaitsNanos, int readyingThreadId,
-                    int readyingProcessId) {
+                    int readyingProcessId, int previousCState, int oldThreadRank, int newThreadPriorityDecrement,
+                    int oldThreadIdealProcessor, int oldThreadRemainingQuantum) {
         if (count == this.cpu.length) grow();
         int i = count++;
         this.cpu[i] = cpu;
@@ -183,6 +200,11 @@ public final class SwitchBatch {
         this.newThreadWaitsNanos[i] = newThreadWaitsNanos;
         this.readyingThreadId[i] = readyingThreadId;
         this.readyingProcessId[i] = readyingProcessId;
+        this.previousCState[i] = previousCState;
+        this.oldThreadRank[i] = oldThreadRank;
+        this.newThreadPriorityDecrement[i] = newThreadPriorityDecrement;
+        this.oldThreadIdealProcessor[i] = oldThreadIdealProcessor;
+        this.oldThreadRemainingQuantum[i] = oldThreadRemainingQuantum;
     }
 
     public int cpu(int i) { return cpu[i]; }
@@ -203,6 +225,11 @@ public final class SwitchBatch {
     public long newThreadWaitsNanos(int i) { return newThreadWaitsNanos[i]; }
     public int readyingThreadId(int i) { return readyingThreadId[i]; }
     public int readyingProcessId(int i) { return readyingProcessId[i]; }
+    public int previousCState(int i) { return previousCState[i]; }
+    public int oldThreadRank(int i) { return oldThreadRank[i]; }
+    public int newThreadPriorityDecrement(int i) { return newThreadPriorityDecrement[i]; }
+    public int oldThreadIdealProcessor(int i) { return oldThreadIdealProcessor[i]; }
+    public int oldThreadRemainingQuantum(int i) { return oldThreadRemainingQuantum[i]; }
     /** Number of PMC counters of row i. */
     public int pmcCount(int i) { return pmcStart[i + 1] - pmcStart[i]; }
     public long pmc(int i, int k) { return pmc[pmcStart[i] + k]; }
@@ -223,7 +250,7 @@ public final class SwitchBatch {
                 boxed(newThreadId[i]), boxed(newThreadPriority[i]), newThreadWaitTicks[i] == NO_TIME ? null : newThreadWaitTicks[i],
                 counters, boxed(newThreadTimeSinceLastNanos[i]), boxed(oldThreadRunNanos[i]),
                 boxed(newThreadReadyNanos[i]), boxed(newThreadWaitsNanos[i]), boxed(readyingThreadId[i]),
-                boxed(readyingProcessId[i]));
+                boxed(readyingProcessId[i]), boxed(previousCState[i]), boxed(oldThreadRank[i]), boxed(newThreadPriorityDecrement[i]), boxed(oldThreadIdealProcessor[i]), boxed(oldThreadRemainingQuantum[i]));
     }
 
     /** Appends a record's row (tests and converters). */
@@ -241,7 +268,7 @@ public final class SwitchBatch {
                 s.oldThreadRunNanos() == null ? NO_TIME : s.oldThreadRunNanos(),
                 s.newThreadReadyNanos() == null ? NO_TIME : s.newThreadReadyNanos(),
                 s.newThreadWaitsNanos() == null ? NO_TIME : s.newThreadWaitsNanos(),
-                unboxed(s.readyingThreadId()), unboxed(s.readyingProcessId()));
+                unboxed(s.readyingThreadId()), unboxed(s.readyingProcessId()), unboxed(s.previousCState()), unboxed(s.oldThreadRank()), unboxed(s.newThreadPriorityDecrement()), unboxed(s.oldThreadIdealProcessor()), unboxed(s.oldThreadRemainingQuantum()));
     }
 
     /** Every row as a record. */

@@ -19,7 +19,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * {@link SwitchBatch} as an Avro {@code ContextSwitchBatch} in single-object encoding, written and
  * read column by column ({@link ColumnarBatchWriter}, {@link ColumnarBatchReader}, on
  * {@link AvroBinary}): the bytes Avro's generated class makes of the same record, without an object
- * or a boxed value per switch. Batches of the two earlier schemas still read.
+ * or a boxed value per switch. Batches of the three earlier schemas still read.
  * Hand-written because Avro has no primitive-array reader or writer.
  */
 public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<SwitchBatch>, Deserializer<SwitchBatch> {
@@ -28,6 +28,8 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     private static final byte[] HEADER_V1 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(0));
     /** Batches written before the columns were stored for size: a union per cell. */
     private static final byte[] HEADER_V2 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(1));
+    /** Batches written before the CSwitch-only columns (previousCState and the rest). */
+    private static final byte[] HEADER_V3 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(2));
     /** What an Unknown enum symbol reads back as: outside every table. */
     static final int UNKNOWN_VALUE = 255;
 
@@ -87,7 +89,8 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
         if (data.length < HEADER.length) throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
         try {
             AvroBinaryReader r = new AvroBinaryReader(data, HEADER.length, data.length);
-            if (startsWith(data, HEADER)) return reader.get().read(r, data.length, into);
+            if (startsWith(data, HEADER)) return reader.get().read(r, data.length, into, true);
+            if (startsWith(data, HEADER_V3)) return reader.get().read(r, data.length, into, false);
             if (startsWith(data, HEADER_V2)) return readRowCells(r, data, into, false);
             if (startsWith(data, HEADER_V1)) return readRowCells(r, data, into, true);
         } catch (RuntimeException e) {
@@ -142,6 +145,10 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             r.optionalLongs(b.newThreadWaitsNanos, n, SwitchBatch.NO_TIME);
             r.optionalInts(b.readyingThreadId, n, SwitchBatch.NONE);
             r.optionalInts(b.readyingProcessId, n, SwitchBatch.NONE);
+        }
+        for (int[] column : new int[][] {b.previousCState, b.oldThreadRank, b.newThreadPriorityDecrement, b.oldThreadIdealProcessor,
+                b.oldThreadRemainingQuantum}) {
+            java.util.Arrays.fill(column, 0, n, SwitchBatch.NONE);
         }
         return b;
     }

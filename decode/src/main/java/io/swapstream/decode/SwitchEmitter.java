@@ -123,6 +123,7 @@ final class SwitchEmitter {
         boolean cswitch = source == SwitchBatch.SOURCE_CSWITCH;
         int reason = m.oldWaitReason[src][p];
         long ticks = m.newWaitTicks[src][p];
+        int detail = m.detail[src][p];
         batch.add(lane.cpu, t, nanos, source, oldTid,
                 oldIdle ? SwitchBatch.NONE : m.oldPriority[src][p],
                 oldIdle ? SwitchBatch.NONE : oldState,
@@ -131,7 +132,12 @@ final class SwitchEmitter {
                 newTid,
                 cswitch && !newIdle && newTid != SwitchBatch.NONE ? m.newPriority[src][p] : SwitchBatch.NONE,
                 newIdle || ticks < 0 ? SwitchBatch.NO_TIME : ticks,
-                m.pmc[src][p], sinceLast, runNanos, readyNanos, waitsNanos, readier, readierProcess);
+                m.pmc[src][p], sinceLast, runNanos, readyNanos, waitsNanos, readier, readierProcess,
+                cswitch && oldIdle ? MergeQueue.cStateOrRank(detail) : SwitchBatch.NONE,
+                cswitch && !oldIdle ? MergeQueue.cStateOrRank(detail) : SwitchBatch.NONE,
+                cswitch ? MergeQueue.decrement(detail) : SwitchBatch.NONE,
+                cswitch ? MergeQueue.idealProcessor(detail) : SwitchBatch.NONE,
+                cswitch ? m.remainingQuantum[src][p] : SwitchBatch.NONE);
         if (batch.count() >= batchRows) flush();
     }
 

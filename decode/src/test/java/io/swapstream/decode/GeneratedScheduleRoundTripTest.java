@@ -23,7 +23,8 @@ class GeneratedScheduleRoundTripTest {
         List<Decided> decided = new ArrayList<>();
         new SchedulerSimulator(o, new ScheduleSink() {
             public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBase,
-                                 int oldState, int oldWaitReason, boolean um, int ticks, long[] pmc) {
+                                 int oldState, int oldWaitReason, boolean um, int ticks, long[] pmc,
+                                 io.swapstream.ingest.generate.SwitchDetail detail) {
                 decided.add(new Decided(cpu, ts, newTid, oldTid, newPriority, oldPriority, oldState, oldWaitReason));
             }
             public void onProcess(int c, long t, int h, int p, int pp, String i, String cl) {}

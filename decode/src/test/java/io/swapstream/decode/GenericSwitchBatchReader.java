@@ -85,6 +85,11 @@ final class GenericSwitchBatchReader {
         c.put("newThreadWaitsNanos", waits);
         c.put("readyingThreadId", lookUp(sparse(b.get("readyingThreadIdIndexes"), n), ids));
         c.put("readyingProcessId", sparse(b.get("readyingProcessId"), n));
+        c.put("previousCState", sparse(b.get("previousCState"), n));
+        c.put("oldThreadRank", sparse(b.get("oldThreadRank"), n));
+        c.put("newThreadPriorityDecrement", sparse(b.get("newThreadPriorityDecrement"), n));
+        c.put("oldThreadIdealProcessor", sparse(b.get("oldThreadIdealProcessor"), n));
+        c.put("oldThreadRemainingQuantum", sparse(b.get("oldThreadRemainingQuantum"), n));
         return c;
     }
 

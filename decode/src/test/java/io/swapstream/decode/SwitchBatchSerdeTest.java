@@ -67,12 +67,13 @@ class SwitchBatchSerdeTest {
         int none = SwitchBatch.NONE;
         long no = SwitchBatch.NO_TIME;
         int compact = SwitchBatch.SOURCE_COMPACT;
-        // cpu, ts, nanos, source, old, oldPri, state, reason, mode, new, newPri, ticks, pmc, sinceLast, run, ready, waits, readier, pid
-        b.add(0, 1000, base, compact, 0, none, none, none, none, 100, none, no, null, 5000, no, 2000, 3000, 200, 4);
-        b.add(1, 1010, base + 1000, compact, 200, 9, 5, 15, none, 0, none, no, null, no, 7000, no, no, none, none);
-        b.add(0, 1025, base + 2500, compact, 100, 10, 1, none, none, 200, none, no, null, 1500, 2500, 1500, no, none, none);
-        b.add(1, 1030, base + 3000, SwitchBatch.SOURCE_CSWITCH, 0, none, none, none, none, 100, 11, 3, new long[] {5, 6}, 500, no, no, no, none, none);
-        b.add(0, 1031, base + 3107, compact, 200, 9, 5, 0, none, 0, none, no, null, no, 607, no, no, none, none);
+        // cpu, ts, nanos, source, old, oldPri, state, reason, mode, new, newPri, ticks, pmc, sinceLast, run, ready, waits, readier, pid,
+        // then the CSwitch-only previousCState, rank, decrement, ideal processor, remaining quantum
+        b.add(0, 1000, base, compact, 0, none, none, none, none, 100, none, no, null, 5000, no, 2000, 3000, 200, 4, none, none, none, none, none);
+        b.add(1, 1010, base + 1000, compact, 200, 9, 5, 15, none, 0, none, no, null, no, 7000, no, no, none, none, none, none, none, none, none);
+        b.add(0, 1025, base + 2500, compact, 100, 10, 1, none, none, 200, none, no, null, 1500, 2500, 1500, no, none, none, none, none, none, none, none);
+        b.add(1, 1030, base + 3000, SwitchBatch.SOURCE_CSWITCH, 0, none, none, none, none, 100, 11, 3, new long[] {5, 6}, 500, no, no, no, none, none, 2, none, 1, 3, -40);
+        b.add(0, 1031, base + 3107, compact, 200, 9, 5, 0, none, 0, none, no, null, no, 607, no, no, none, none, none, none, none, none, none);
         byte[] bytes = new SwitchBatchSerde().serialize("t", b);
         GenericRecord r = new org.apache.avro.message.BinaryMessageDecoder<GenericRecord>(GenericData.get(),
                 ContextSwitchBatch.getClassSchema()).decode(bytes);
@@ -105,6 +106,12 @@ class SwitchBatchSerdeTest {
         assertEquals(java.util.Collections.singletonList(null), field(r, "newThreadWaitsNanosExceptions", "values"));
         assertPresent(r, "readyingThreadIdIndexes", 0b00001, List.of(2));
         assertPresent(r, "readyingProcessId", 0b00001, List.of(4));
+        // row 3 is the CSwitch row, from the idle thread: a C-state, no rank
+        assertPresent(r, "previousCState", 0b01000, List.of(2));
+        assertEquals(0, ((java.nio.ByteBuffer) field(r, "oldThreadRank", "present")).remaining(), "no row has a rank");
+        assertPresent(r, "newThreadPriorityDecrement", 0b01000, List.of(1));
+        assertPresent(r, "oldThreadIdealProcessor", 0b01000, List.of(3));
+        assertPresent(r, "oldThreadRemainingQuantum", 0b01000, List.of(-40));
 
         assertEquals(b.rows(), new SwitchBatchSerde().deserialize("t", bytes).rows());
     }
@@ -124,14 +131,14 @@ class SwitchBatchSerdeTest {
     @Test
     void valuesPastTheEnumTablesTravelAsUnknown() {
         SwitchBatch b = new SwitchBatch(16).reset("s", "h");
-        b.add(0, 1, 2, SwitchBatch.SOURCE_CSWITCH, 100, 9, 17, 77, 1, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5, SwitchBatch.NO_TIME, SwitchBatch.NO_TIME, SwitchBatch.NONE, SwitchBatch.NONE);
+        b.add(0, 1, 2, SwitchBatch.SOURCE_CSWITCH, 100, 9, 17, 77, 1, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5, SwitchBatch.NO_TIME, SwitchBatch.NO_TIME, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE);
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SwitchBatch back = serde.deserialize("t", serde.serialize("t", b));
         assertEquals(SwitchBatchSerde.UNKNOWN_VALUE, back.oldThreadState(0));
         assertEquals(SwitchBatchSerde.UNKNOWN_VALUE, back.oldThreadWaitReason(0));
         assertEquals(9, back.oldThreadPriority(0));
         // WaitMode has no Unknown symbol: a mode outside the table travels as null
-        b.add(0, 3, 4, SwitchBatch.SOURCE_CSWITCH, 100, 9, 5, 6, 7, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5, SwitchBatch.NO_TIME, SwitchBatch.NO_TIME, SwitchBatch.NONE, SwitchBatch.NONE);
+        b.add(0, 3, 4, SwitchBatch.SOURCE_CSWITCH, 100, 9, 5, 6, 7, 0, SwitchBatch.NONE, 0, null, SwitchBatch.NO_TIME, 5, SwitchBatch.NO_TIME, SwitchBatch.NO_TIME, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE);
         back = serde.deserialize("t", serde.serialize("t", b));
         assertEquals(SwitchBatch.NONE, back.oldThreadWaitMode(1));
         assertEquals(5, back.oldThreadState(1));
@@ -184,7 +191,7 @@ class SwitchBatchSerdeTest {
         List<Schema> earlier = SchemaHistory.earlier(ContextSwitchBatch.class);
         SwitchBatch b = batches("cswitch", 2).get(0);
         SwitchBatch v2 = new SwitchBatchSerde().deserialize("t", encode(earlier.get(1), rowCells(earlier.get(1), b)));
-        assertEquals(b.rows(), v2.rows());
+        assertEquals(b.rows().stream().map(SwitchBatchSerdeTest::withoutDetail).toList(), v2.rows());
         SwitchBatch v1 = new SwitchBatchSerde().deserialize("t", encode(earlier.get(0), rowCells(earlier.get(0), b)));
         assertEquals(b.count(), v1.count());
         for (int i = 0; i < b.count(); i++) {
@@ -192,9 +199,33 @@ class SwitchBatchSerdeTest {
             assertEquals(new ContextSwitch(want.session(), want.host(), want.cpu(), want.timestamp(), want.timeNanos(), want.source(),
                     want.oldThreadId(), want.oldThreadPriority(), want.oldThreadState(), want.oldThreadWaitReason(),
                     want.oldThreadWaitMode(), want.newThreadId(), want.newThreadPriority(), want.newThreadWaitTicks(),
-                    want.pmcCounters(), want.newThreadTimeSinceLastNanos(), want.oldThreadRunNanos(), null, null, null, null),
-                    v1.row(i));
+                    want.pmcCounters(), want.newThreadTimeSinceLastNanos(), want.oldThreadRunNanos(), null, null, null, null,
+                    null, null, null, null, null), v1.row(i));
         }
+    }
+
+    /** A batch of the third schema (columns stored for size, before the CSwitch-only ones) reads with those columns null. */
+    @Test
+    void batchesOfTheThirdSchemaReadWithoutTheCSwitchDetail() throws Exception {
+        Schema v3 = SchemaHistory.earlier(ContextSwitchBatch.class).get(2);
+        SwitchBatch b = batches("cswitch", 2).get(0);
+        assertTrue(b.rows().stream().anyMatch(r -> r.previousCState() != null), "the generated batch has C-states");
+        byte[] current = new SwitchBatchSerde().serialize("t", b);
+        var decoder = new org.apache.avro.message.BinaryMessageDecoder<GenericRecord>(GenericData.get(), v3);
+        decoder.addSchema(ContextSwitchBatch.getClassSchema());
+        GenericRecord old = decoder.decode(current);
+        SwitchBatch back = new SwitchBatchSerde().deserialize("t", encode(v3, old));
+        List<ContextSwitch> want = new ArrayList<>();
+        for (ContextSwitch w : b.rows()) want.add(withoutDetail(w));
+        assertEquals(want, back.rows());
+    }
+
+    static ContextSwitch withoutDetail(ContextSwitch w) {
+        return new ContextSwitch(w.session(), w.host(), w.cpu(), w.timestamp(), w.timeNanos(), w.source(), w.oldThreadId(),
+                w.oldThreadPriority(), w.oldThreadState(), w.oldThreadWaitReason(), w.oldThreadWaitMode(), w.newThreadId(),
+                w.newThreadPriority(), w.newThreadWaitTicks(), w.pmcCounters(), w.newThreadTimeSinceLastNanos(),
+                w.oldThreadRunNanos(), w.newThreadReadyNanos(), w.newThreadWaitsNanos(), w.readyingThreadId(),
+                w.readyingProcessId(), null, null, null, null, null);
     }
 
     /** Corrupt bytes decode to some batch or fail as a SerializationException: never another exception, never a huge allocation. */
@@ -220,7 +251,7 @@ class SwitchBatchSerdeTest {
     void bytesThatAreNoBatchAreRefusedWithAReason() {
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SwitchBatch b = new SwitchBatch(16).reset("s", "h");
-        b.add(0, 1, 2, SwitchBatch.SOURCE_COMPACT, 100, 9, 5, 6, SwitchBatch.NONE, 104, SwitchBatch.NONE, 1, null, 10, 20, 7, 3, 300, 40);
+        b.add(0, 1, 2, SwitchBatch.SOURCE_COMPACT, 100, 9, 5, 6, SwitchBatch.NONE, 104, SwitchBatch.NONE, 1, null, 10, 20, 7, 3, 300, 40, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE, SwitchBatch.NONE);
         byte[] good = serde.serialize("t", b);
         assertThrows(SerializationException.class, () -> serde.deserialize("t", new byte[] {1, 2, 3}));
         byte[] cut = Arrays.copyOf(good, good.length - 3);

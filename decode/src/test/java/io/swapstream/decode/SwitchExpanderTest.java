@@ -20,16 +20,18 @@ class SwitchExpanderTest {
 
     static ContextSwitch sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
                             Integer nw, Integer newPri, Long ticks, Long since, Long run) {
-        return new ContextSwitch(S, "host1", cpu, ts, ns(ts), src, old, oldPri, state, reason, mode, nw, newPri, ticks,
-                null, since, run, null, null, null, null);
+        return sw(cpu, ts, src, old, oldPri, state, reason, mode, nw, newPri, ticks, since, run, null, null, null, null);
     }
 
     /** A switch with its ready fields. */
     static ContextSwitch sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
                             Integer nw, Integer newPri, Long ticks, Long since, Long run, Long ready, Long waits,
                             Integer readier, Integer readierPid) {
+        // TinyTrace writes 0 in every CSwitch byte the record's last five fields come from
+        boolean cswitch = ContextSwitch.CSWITCH.equals(src);
         return new ContextSwitch(S, "host1", cpu, ts, ns(ts), src, old, oldPri, state, reason, mode, nw, newPri, ticks,
-                null, since, run, ready, waits, readier, readierPid);
+                null, since, run, ready, waits, readier, readierPid, cswitch && old == 0 ? 0 : null, cswitch && old != 0 ? 0 : null,
+                cswitch ? 0 : null, cswitch ? 0 : null, cswitch ? 0 : null);
     }
 
     List<ContextSwitch> decodeScenario() throws Exception {

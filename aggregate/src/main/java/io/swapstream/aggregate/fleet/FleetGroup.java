@@ -1,6 +1,7 @@
 package io.swapstream.aggregate.fleet;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
+import io.swapstream.aggregate.ReadySplit;
 import io.swapstream.aggregate.SketchBytes;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.schemas.avro.HostStats;
@@ -29,7 +30,7 @@ public final class FleetGroup {
     /** Which dimension a group is: its name is a process name, or a host. */
     public enum Kind { PROCESS, HOST }
 
-    static final StateFormat FORMAT = new StateFormat("rollup group", 4);
+    static final StateFormat FORMAT = new StateFormat("rollup group", 5);
     public static final int TOP = 5;
     private static final long NONE = Long.MIN_VALUE;
 
@@ -51,6 +52,7 @@ public final class FleetGroup {
     private DDSketch waits;
     private DDSketch readies;
     private DDSketch runs;
+    private final ReadySplit split = new ReadySplit();
     /** The revision its row last went out with; -1 before its window closed. */
     private int revision = -1;
     /** Rows were merged since its row last went out (after its window closed: a revision is due). */
@@ -95,6 +97,7 @@ public final class FleetGroup {
         waits = merged(waits, row.getWaitSketch());
         readies = merged(readies, row.getReadySketch());
         runs = merged(runs, row.getRunSketch());
+        split.mergeRecord(row);
     }
 
     private static DDSketch merged(DDSketch into, ByteBuffer bytes) {
@@ -134,6 +137,7 @@ public final class FleetGroup {
         s.setReadySketch(row.getReadySketch());
         s.setRunSketch(row.getRunSketch());
         s.setFinal$(row.getFinal$());
+        ReadySplit.copy(row, s);
         return s;
     }
 
@@ -189,6 +193,7 @@ public final class FleetGroup {
         p.setTopHosts(top());
         p.setFinal$(isFinal);
         p.setRevision(Math.max(0, revision));
+        split.fill(p);
         if (addedInRow != null) {
             FleetGroup a = addedInRow;
             p.setAdded(new ProcessStatsAdded(a.threads, a.switchIn, a.waitCount, a.waitSum, a.readyCount, a.readySum, a.runSum,
@@ -222,6 +227,7 @@ public final class FleetGroup {
         h.setTopProcesses(top());
         h.setFinal$(isFinal);
         h.setRevision(Math.max(0, revision));
+        split.fill(h);
         if (addedInRow != null) {
             FleetGroup a = addedInRow;
             h.setAdded(new HostStatsAdded(a.threads, a.switchIn, a.waitCount, a.waitSum, a.readyCount, a.readySum, a.runSum,
@@ -270,6 +276,7 @@ public final class FleetGroup {
                 o.writeInt(b == null ? -1 : b.remaining());
                 if (b != null) o.raw(b.array(), b.arrayOffset() + b.position(), b.remaining());
             }
+            split.write(o);
             byte[] a = added == null ? null : added.encode();
             o.writeInt(a == null ? -1 : a.length);
             if (a != null) o.raw(a, 0, a.length);
@@ -302,6 +309,7 @@ public final class FleetGroup {
             g.waits = s[0];
             g.readies = s[1];
             g.runs = s[2];
+            g.split.read(in);
             int a = in.readInt();
             if (a >= 0) g.added = decode(in.raw(a));
             return g;

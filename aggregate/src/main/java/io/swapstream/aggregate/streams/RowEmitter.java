@@ -74,6 +74,8 @@ final class RowEmitter {
         stats.setWaitSketch(null);
         stats.setReadySketch(null);
         stats.setRunSketch(null);
+        stats.setReadyIdleWakeSketch(null);
+        stats.setReadyContendedSketch(null);
         latest.put(storeKey, stats);
         index.put(storeKey, stats, windowStart);
     }

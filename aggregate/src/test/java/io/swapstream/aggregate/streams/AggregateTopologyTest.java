@@ -255,7 +255,8 @@ class AggregateTopologyTest {
     }
 
     static ThreadStats withoutSketches(ThreadStats t) {
-        return ThreadStats.newBuilder(t).setWaitSketch(null).setReadySketch(null).setRunSketch(null).build();
+        return ThreadStats.newBuilder(t).setWaitSketch(null).setReadySketch(null).setRunSketch(null)
+                .setReadyIdleWakeSketch(null).setReadyContendedSketch(null).build();
     }
 
     /** The stats store's keys in top-N order, by brute force. */

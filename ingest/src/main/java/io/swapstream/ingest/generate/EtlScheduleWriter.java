@@ -33,15 +33,15 @@ final class EtlScheduleWriter implements ScheduleSink {
 
     @Override
     public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBase,
-                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc) {
+                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc, SwitchDetail detail) {
         if (compact) {
             encoders[cpu].onSwitch(ts, oldTid, oldPriority, oldBase, oldState, oldWaitReason, newWaitTicks);
             return;
         }
         cs.putInt(0, newTid).putInt(4, oldTid).put(8, (byte) newPriority).put(9, (byte) oldPriority);
-        cs.put(10, (byte) (oldTid == 0 ? 1 : 0)).put(11, (byte) 0).put(12, (byte) oldWaitReason);
-        cs.put(13, (byte) (oldUserMode ? 1 : 0)).put(14, (byte) oldState).put(15, (byte) cpu);
-        cs.putInt(16, newWaitTicks).putInt(20, 0);
+        cs.put(10, (byte) detail.previousCStateOrRank()).put(11, (byte) detail.newThreadPriorityDecrement()).put(12, (byte) oldWaitReason);
+        cs.put(13, (byte) (oldUserMode ? 1 : 0)).put(14, (byte) oldState).put(15, (byte) detail.oldThreadIdealProcessor());
+        cs.putInt(16, newWaitTicks).putInt(20, detail.oldThreadRemainingQuantum());
         w.perfInfoEvent(cpu, 0x0524, 4, ts, pmc, null, cswitch, 24);
     }
 

@@ -22,7 +22,7 @@ public final class ScheduleRecorder implements ScheduleSink {
      */
     public record Switch(int cpu, long ts, int oldTid, int newTid, int oldPriority, int newPriority, int oldState,
                          int oldWaitReason, int newWaitTicks, Long newThreadTimeSinceLast, Long oldThreadRun,
-                         Long newThreadReady, Long newThreadWaits, Integer readier) {}
+                         Long newThreadReady, Long newThreadWaits, Integer readier, SwitchDetail detail) {}
 
     /**
      * A decision: a switch, a thread's end, or a wake-up with the thread that did it as the
@@ -38,10 +38,10 @@ public final class ScheduleRecorder implements ScheduleSink {
 
     @Override
     public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
-                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc) {
+                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc, SwitchDetail detail) {
         decisions.add(new Decision(ts, 1, cpu, decisions.size(),
                 new Switch(cpu, ts, oldTid, newTid, oldPriority, newPriority, oldState, oldWaitReason, newWaitTicks, null, null,
-                        null, null, null), -1, -1, 0));
+                        null, null, null, detail), -1, -1, 0));
     }
 
     @Override
@@ -117,7 +117,7 @@ public final class ScheduleRecorder implements ScheduleSink {
             current.put(s.cpu(), new int[] {s.newTid()});
             since.put(s.cpu(), s.ts());
             out.add(new Switch(s.cpu(), s.ts(), s.oldTid(), s.newTid(), s.oldPriority(), s.newPriority(), s.oldState(),
-                    s.oldWaitReason(), s.newWaitTicks(), sinceLast, run, ready, waits, readier));
+                    s.oldWaitReason(), s.newWaitTicks(), sinceLast, run, ready, waits, readier, s.detail()));
         }
         return out;
     }

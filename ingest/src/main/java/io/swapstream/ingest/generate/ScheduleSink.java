@@ -7,9 +7,10 @@ public interface ScheduleSink {
      *
      * @param oldWaitReason KWAIT_REASON written even when the state is not Waiting (as the kernel does)
      * @param pmc           cumulative counters of this cpu at the switch, or null
+     * @param detail        what only a CSwitch event carries
      */
     void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
-                  int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc);
+                  int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc, SwitchDetail detail);
 
     /**
      * A ReadyThread event: {@code tid} became Ready, logged on {@code cpu} at once (not batched).

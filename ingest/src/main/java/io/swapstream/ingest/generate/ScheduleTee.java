@@ -4,11 +4,11 @@ package io.swapstream.ingest.generate;
 record ScheduleTee(ScheduleSink first, ScheduleSink second) implements ScheduleSink {
     @Override
     public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBasePriority,
-                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc) {
+                         int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc, SwitchDetail detail) {
         first.onSwitch(cpu, ts, newTid, oldTid, newPriority, oldPriority, oldBasePriority, oldState, oldWaitReason,
-                oldUserMode, newWaitTicks, pmc);
+                oldUserMode, newWaitTicks, pmc, detail);
         second.onSwitch(cpu, ts, newTid, oldTid, newPriority, oldPriority, oldBasePriority, oldState, oldWaitReason,
-                oldUserMode, newWaitTicks, pmc);
+                oldUserMode, newWaitTicks, pmc, detail);
     }
 
     @Override

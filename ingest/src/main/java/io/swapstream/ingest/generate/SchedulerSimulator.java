@@ -10,7 +10,9 @@ import java.util.Random;
  * A small discrete-event model of the Windows dispatcher: threads in processes with base
  * priorities run in slices, wait for varied reasons (and get a priority boost on waking), are
  * preempted by higher-priority wakers or lose their quantum, migrate to whichever processor is
- * free, go idle, exit and have their TIDs reused. It drives a {@link ScheduleSink}.
+ * free, go idle, exit and have their TIDs reused. An idle processor sinks into deeper C-states the
+ * longer it idles, and a thread woken onto it runs only once it has come out
+ * ({@link #C_STATE_AFTER}, {@link #EXIT_LATENCY}). It drives a {@link ScheduleSink}.
  */
 public final class SchedulerSimulator {
     public static final long TICKS_PER_SECOND = 10_000_000L;
@@ -27,6 +29,12 @@ public final class SchedulerSimulator {
     static final int[] REASONS = {6, 15, 0, 4, 16, 28, 37, 27, 13, 9, 29, 17};
     static final int[] REASON_WEIGHTS = {30, 20, 8, 10, 6, 5, 8, 4, 4, 2, 2, 1};
     static final int[] BASE_PRIORITIES = {8, 8, 8, 9, 10, 6, 13, 15, 4, 24};
+    /** Idle this long (ticks), a processor is in C-state 1, 2 or 3 (PreviousCState); C1 from the start. */
+    static final long[] C_STATE_AFTER = {0, 0, 500, 10_000};
+    /** Coming out of C-state k takes EXIT_LATENCY[k] ticks and up to half that again: 1, 20 and 60 µs. */
+    static final long[] EXIT_LATENCY = {0, 10, 200, 600};
+    /** Cycles a tick, at 3 GHz: the quantum's unit (OldThreadRemainingQuantum counts 1,024 cycles). */
+    static final long CYCLES_PER_TICK = 300;
 
     final GeneratorOptions o;
     final Random rnd;
@@ -34,6 +42,14 @@ public final class SchedulerSimulator {
     final Random readyRnd;
     /** When each processor last switched: a ReadyThread event at that same time would be ambiguous about its readier. */
     final long[] switchedAt;
+    /** Exit latencies: a stream of its own, so the wake-ups' jitter moves no other decision. */
+    final Random idleRnd;
+    /** When each processor went idle. */
+    final long[] idleSince;
+    /** The thread each processor is waking up for, while it comes out of its C-state. */
+    final SimThread[] waking;
+    /** The C-state each processor is coming out of. */
+    final int[] leavingCState;
     final ScheduleSink sink;
     final List<SimThread> threads = new ArrayList<>();
     final ArrayDeque<Integer> freeTids = new ArrayDeque<>();
@@ -64,6 +80,8 @@ public final class SchedulerSimulator {
         long generation;
         boolean io;
         int index;
+        int idealCpu;
+        int rank;
     }
 
     // event kinds
@@ -71,6 +89,7 @@ public final class SchedulerSimulator {
     static final long SLICE_END = 1;
     static final long FLUSH = 2;
     static final long SPAWN = 3;
+    static final long IDLE_EXIT = 4;
 
     public SchedulerSimulator(GeneratorOptions o, ScheduleSink sink) {
         this.o = o;
@@ -78,6 +97,10 @@ public final class SchedulerSimulator {
         this.readyRnd = new Random(o.seed() * 0x9E3779B97F4A7C15L + 0x532);
         this.switchedAt = new long[o.processors()];
         java.util.Arrays.fill(switchedAt, Long.MIN_VALUE);
+        this.idleRnd = new Random(o.seed() * 0x2545F4914F6CDD1DL + 0x1d1e);
+        this.idleSince = new long[o.processors()];
+        this.waking = new SimThread[o.processors()];
+        this.leavingCState = new int[o.processors()];
         this.sink = sink;
         this.active = o.activeCpus();
         this.running = new SimThread[o.processors()];
@@ -92,6 +115,7 @@ public final class SchedulerSimulator {
     public long run(long startTicks) {
         now = startTicks;
         start = startTicks;
+        java.util.Arrays.fill(idleSince, startTicks);
         for (int p = 0; p < o.processes(); p++) {
             int pid = 400 + 4 * p;
             int cpu = p % active;
@@ -116,6 +140,7 @@ public final class SchedulerSimulator {
             switch (kind) {
                 case (int) WAKE -> wake(threads.get(arg), e[4]);
                 case (int) SLICE_END -> sliceEnd(arg, e[4]);
+                case (int) IDLE_EXIT -> idleExit(arg);
                 case (int) FLUSH -> {
                     sink.onFlushTimer(now);
                     schedule(now + flushTimer, FLUSH, 0);
@@ -150,6 +175,9 @@ public final class SchedulerSimulator {
         t.io = rnd.nextInt(3) == 0;
         t.lastCpu = cpu;
         t.index = threads.size();
+        t.idealCpu = t.index % active;
+        // no scheduling group here: a small per-thread constant, so the field's bytes are not all zero
+        t.rank = t.tid % 3 == 0 ? 1 : 0;
         threads.add(t);
         if (o.rundown()) sink.onThread(cpu, now, hook, pid, t.tid, t.base);
         return t;
@@ -175,10 +203,17 @@ public final class SchedulerSimulator {
         t.priority = boosted;
         t.burstLeft = burst(t);
         // prefer the thread's last processor, then any idle one
-        int cpu = running[t.lastCpu] == null && usable(t.lastCpu) ? t.lastCpu : -1;
-        for (int c = 0; cpu < 0 && c < running.length; c++) if (running[c] == null && usable(c)) cpu = c;
+        int cpu = idle(t.lastCpu) ? t.lastCpu : -1;
+        for (int c = 0; cpu < 0 && c < running.length; c++) if (idle(c)) cpu = c;
         if (cpu >= 0) {
-            switchTo(cpu, t, -1, 0);
+            // the processor comes out of its C-state first: the thread is ready, not yet running
+            long idled = now - idleSince[cpu];
+            int cState = 1;
+            while (cState + 1 < C_STATE_AFTER.length && idled >= C_STATE_AFTER[cState + 1]) cState++;
+            long latency = EXIT_LATENCY[cState];
+            waking[cpu] = t;
+            leavingCState[cpu] = cState;
+            schedule(now + latency + idleRnd.nextInt((int) latency / 2 + 1), IDLE_EXIT, cpu);
             return;
         }
         // preempt the lowest-priority running thread below the waker
@@ -222,6 +257,18 @@ public final class SchedulerSimulator {
             if (cpu < 0) return; // every processor switched at this very tick: leave this wake-up unlogged
         }
         sink.onReady(cpu, now, t.tid, dpc ? 0 : running[cpu].tid, increment > 0 ? 2 : 1, increment, dpc ? 1 : 0);
+    }
+
+    /** Processor {@code cpu} runs nothing, is not waking up for a thread, and may take work. */
+    private boolean idle(int cpu) {
+        return running[cpu] == null && waking[cpu] == null && usable(cpu);
+    }
+
+    /** Processor {@code cpu} is out of its C-state: the thread it woke for runs. */
+    private void idleExit(int cpu) {
+        SimThread t = waking[cpu];
+        waking[cpu] = null;
+        switchTo(cpu, t, -1, 0);
     }
 
     /** A ReadyThread event may be logged on {@code cpu} now: it runs, and did not switch at this very tick. */
@@ -270,6 +317,7 @@ public final class SchedulerSimulator {
             reason = pickReason();
         }
         SimThread next = usable(cpu) ? dequeue(0) : null;
+        if (next == null) idleSince[cpu] = now;
         switchTo(cpu, next, state, reason);
         if (state == STATE_TERMINATED) {
             t.alive = false;
@@ -319,11 +367,16 @@ public final class SchedulerSimulator {
         }
         int newWaitTicks = 0;
         if (next != null && next.lastOut >= 0) newWaitTicks = (int) Math.min(Integer.MAX_VALUE, now / TIMER_TICK - next.lastOut / TIMER_TICK);
+        SwitchDetail detail = new SwitchDetail(
+                old == null ? leavingCState[cpu] : old.rank,
+                next == null ? 0 : next.priority - next.base,
+                old == null ? cpu : old.idealCpu,
+                old == null ? 0 : (int) ((QUANTUM - (now - sliceStart[cpu])) * CYCLES_PER_TICK / 1024));
         sink.onSwitch(cpu, now,
                 next == null ? 0 : next.tid, old == null ? 0 : old.tid,
                 next == null ? 0 : next.priority, old == null ? 0 : old.priority, old == null ? 0 : old.base,
                 old == null ? 2 : oldState, old == null ? 0 : oldReason, old != null && (oldReason == 6 || oldReason == 13),
-                next == null ? 0 : newWaitTicks, counters);
+                next == null ? 0 : newWaitTicks, counters, detail);
         switches++;
         if (old != null) {
             old.lastOut = now;
