@@ -4,6 +4,8 @@ import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.WakeEdge;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
@@ -37,6 +39,15 @@ public final class SessionStatistics {
 
         /** A thread record carried by a batch: the label its rows get from now on. */
         void label(ThreadInfo t);
+
+        /** The wake edges of a window that just closed ({@link #windowClosed}), named. */
+        default void edgesClosed(List<WakeEdge> edges) { }
+
+        /** The process of thread {@code tid} by its label, {@link WakeEdges#UNKNOWN} when it has none (a label not in memory). */
+        default int processOf(int tid) { return WakeEdges.UNKNOWN; }
+
+        /** The image name of process {@code pid} by the labels, null when none says (a label not in memory). */
+        default String processName(int pid) { return null; }
     }
 
     public static final long WHOLE = Long.MIN_VALUE;
@@ -53,6 +64,18 @@ public final class SessionStatistics {
     /** In memory: each TID's latest thread record, and the rows of the windows closed so far. */
     private final Map<Integer, ThreadInfo> labels = new HashMap<>();
     private final List<ThreadStats> closedWindows = new ArrayList<>();
+    private final List<WakeEdge> closedEdges = new ArrayList<>();
+    /** Who woke whom in the open window (the whole session without windows). */
+    private WakeEdges edges = new WakeEdges();
+    /** Each thread's process and each process's image name, from the labels seen: the wake edges' keys and names. */
+    private final Int2IntOpenHashMap pidOfTid = new Int2IntOpenHashMap();
+    /**
+     * The batch's thread records of threads that start after its first row, by start: a batch carries
+     * them before its rows, and a TID reused within the batch (even twice) takes its new process only
+     * from its new thread's start on.
+     */
+    private final List<ThreadInfo> laterStarts = new ArrayList<>();
+    private final Int2ObjectOpenHashMap<String> processNames = new Int2ObjectOpenHashMap<>();
     /** The window the latest switches fall in; earlier ones are closed. */
     private long openWindow = WHOLE;
     /** Switches that came after their window had closed (out of time order): counted whole-session only. */
@@ -107,6 +130,11 @@ public final class SessionStatistics {
         }
 
         @Override
+        public void edgesClosed(List<WakeEdge> e) {
+            closedEdges.addAll(e);
+        }
+
+        @Override
         public void label(ThreadInfo t) {
             labels.put(t.threadId(), t);
         }
@@ -118,7 +146,17 @@ public final class SessionStatistics {
     public void accept(SwitchBatch b) {
         session = b.session();
         host = b.host();
-        for (ThreadInfo t : b.threads()) accumulators.label(t);
+        laterStarts.clear();
+        long first = b.count() > 0 ? b.timeNanos(0) : Long.MAX_VALUE;
+        for (ThreadInfo t : b.threads()) {
+            accumulators.label(t);
+            // a thread's end and rundown records repeat its start: they wait with it
+            if (t.startNanos() != null && t.startNanos() > first) laterStarts.add(t);
+            else pidOfTid.put(t.threadId(), pidOf(t));
+            if (t.processId() != null && t.processName() != null) processNames.put((int) t.processId(), t.processName());
+        }
+        laterStarts.sort(Comparator.comparingLong(ThreadInfo::startNanos));
+        int started = 0;
         for (int i = 0; i < b.count(); i++) {
             int pmc = b.pmcCount(i);
             if (pmc > 0) {
@@ -128,7 +166,17 @@ public final class SessionStatistics {
             accept(b.cpu(i), b.timeNanos(i), b.oldThreadId(i), b.oldThreadPriority(i), b.oldThreadState(i),
                     b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
                     b.oldThreadRunNanos(i), b.newThreadReadyNanos(i), b.readyingThreadId(i), b.previousCState(i), pmc);
+            while (started < laterStarts.size() && laterStarts.get(started).startNanos() <= b.timeNanos(i)) {
+                ThreadInfo t = laterStarts.get(started++);
+                pidOfTid.put(t.threadId(), pidOf(t));
+            }
+            wake(b, i);
         }
+        for (; started < laterStarts.size(); started++) pidOfTid.put(laterStarts.get(started).threadId(), pidOf(laterStarts.get(started)));
+    }
+
+    private static int pidOf(ThreadInfo t) {
+        return t.processId() == null ? WakeEdges.UNKNOWN : t.processId();
     }
 
     private SwitchBatch oneRow;
@@ -140,6 +188,56 @@ public final class SessionStatistics {
         accept(oneRow);
     }
 
+    /**
+     * Row {@code i}'s switch-in, if it ended a wait, as a wake edge (docs/architecture.md "Wake edges"),
+     * in the window {@link #accept} just routed it to: none when that window had closed.
+     */
+    private void wake(SwitchBatch b, int i) {
+        int nw = b.newThreadId(i);
+        if (nw == NO_INT || nw == 0) return;
+        long t = b.timeNanos(i);
+        if (windowNanos > 0 && Math.floorDiv(t, windowNanos) * windowNanos != openWindow) return;
+        long ready = b.newThreadReadyNanos(i);
+        long waits = b.newThreadWaitsNanos(i);
+        int readier = b.readyingThreadId(i);
+        if (ready != NO_TIME && waits != NO_TIME && (waits > 0 || readier != NO_INT)) {
+            // readied by a thread, or from a DPC, an interrupt or the idle thread; a runnable switch-out readies itself (0, no one)
+            int pid = b.readyingProcessId(i);
+            edges.add(t, readier == NO_INT ? WakeEdges.INTERRUPT : pid == NO_INT ? WakeEdges.UNKNOWN : pid, processOf(nw), waits, ready);
+        } else if (ready == NO_TIME && b.newThreadTimeSinceLastNanos(i) != NO_TIME) {
+            // it waited (a runnable switch-out would have given a ready time) and no ReadyThread event says who ended it
+            edges.add(t, WakeEdges.UNKNOWN, processOf(nw), b.newThreadTimeSinceLastNanos(i), NONE);
+        }
+    }
+
+    private int processOf(int tid) {
+        int pid = pidOfTid.getOrDefault(tid, Integer.MIN_VALUE);
+        if (pid == Integer.MIN_VALUE) pidOfTid.put(tid, pid = accumulators.processOf(tid));
+        return pid;
+    }
+
+    private String processName(int pid) {
+        String n = processNames.get(pid);
+        if (n == null && (n = accumulators.processName(pid)) != null) processNames.put(pid, n);
+        return n;
+    }
+
+    /** The open window's wake edges go out named, and a new window's begin. */
+    private void closeEdges(long start) {
+        if (!edges.isEmpty()) accumulators.edgesClosed(edges.toRecords(session, host, start, start + windowNanos, this::processName));
+        edges = new WakeEdges();
+    }
+
+    /** The open window's wake edges: a stage writes them with its accumulators. */
+    public WakeEdges openEdges() {
+        return edges;
+    }
+
+    /** The open window's wake edges as last written (a restore). */
+    public void restoreEdges(WakeEdges e) {
+        edges = e;
+    }
+
     /** One switch; the PMC counters, {@code pmc} of them, are in {@link #deltas}. */
     private void accept(int cpu, long t, int old, int oldPriority, int oldState, int oldReason, int nw, long waitTicks,
                         long sinceLast, long run, long ready, int readier, int cState, int pmc) {
@@ -147,7 +245,10 @@ public final class SessionStatistics {
         if (windowNanos > 0) {
             window = Math.floorDiv(t, windowNanos) * windowNanos;
             if (openWindow == WHOLE || window > openWindow) {
-                if (openWindow != WHOLE) accumulators.windowClosed(openWindow);
+                if (openWindow != WHOLE) {
+                    accumulators.windowClosed(openWindow);
+                    closeEdges(openWindow);
+                }
                 openWindow = window;
             } else if (window < openWindow) {
                 window = WHOLE; // its window went out final: the switch counts in the whole session only
@@ -187,7 +288,10 @@ public final class SessionStatistics {
 
     /** The session has ended: the open window is final too. */
     public void closeAll() {
-        if (openWindow != WHOLE) accumulators.windowClosed(openWindow);
+        if (openWindow != WHOLE) {
+            accumulators.windowClosed(openWindow);
+            closeEdges(openWindow);
+        }
         openWindow = WHOLE;
     }
 
@@ -212,6 +316,19 @@ public final class SessionStatistics {
         closeAll();
         List<ThreadStats> out = new ArrayList<>(closedWindows);
         out.sort(Comparator.comparingLong(ThreadStats::getWindowStartNanos).thenComparingInt(ThreadStats::getThreadId));
+        return out;
+    }
+
+    /**
+     * Who woke whom in a finished trace (in memory only): each window's edges, by window start then most
+     * wake-ups first; without windows, the whole session's.
+     */
+    public List<WakeEdge> wakeEdges() {
+        closeAll();
+        if (windowNanos == 0) return edges.toRecords(session, host, null, 0, this::processName);
+        List<WakeEdge> out = new ArrayList<>(closedEdges);
+        out.sort(Comparator.comparingLong(WakeEdge::getWindowStartNanos).thenComparing(Comparator.comparingLong(WakeEdge::getWakeCount).reversed())
+                .thenComparing(e -> e.getWakerProcess().toString()).thenComparing(e -> e.getWokenProcess().toString()));
         return out;
     }
 

@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -32,9 +33,7 @@ final class FleetTable {
     static String json(SpecificRecordBase r, boolean sketches) {
         if (!sketches && r.getSchema().getField("waitSketch") != null) {
             r = (SpecificRecordBase) org.apache.avro.specific.SpecificData.get().deepCopy(r.getSchema(), r);
-            r.put("waitSketch", null);
-            r.put("readySketch", null);
-            r.put("runSketch", null);
+            for (org.apache.avro.Schema.Field f : r.getSchema().getFields()) if (f.name().endsWith("Sketch")) r.put(f.pos(), null);
         }
         return RecordJson.toJson(r);
     }
@@ -66,6 +65,21 @@ final class FleetTable {
             out.println(String.format("%-24s %-20s %9d %7d %9d %10s %10s %10s %12s  %s", Instant.ofEpochSecond(0, h.getWindowStartNanos()),
                     cut(h.getHost().toString(), 20), h.getProcesses(), h.getThreads(), h.getSwitchInCount(), us(h.getReadyP50Nanos()),
                     us(h.getReadyP99Nanos()), us(h.getWaitP99Nanos()), us(h.getReadySumNanos()), top(h.getTopProcesses())));
+        }
+        out.println("(times in microseconds)");
+    }
+
+    static void writeWakeEdges(PrintWriter out, List<WakeEdge> rows, boolean jsonLines) {
+        if (jsonLines) {
+            rows.forEach(r -> out.println(json(r, false)));
+            return;
+        }
+        out.println(String.format("%-24s %-20s %-24s %-24s %9s %12s %10s %12s %10s", "window", "host", "waker", "woken", "wakes",
+                "wait.sum", "wait.p99", "ready.sum", "ready.p99"));
+        for (WakeEdge e : rows) {
+            out.println(String.format("%-24s %-20s %-24s %-24s %9d %12s %10s %12s %10s", Instant.ofEpochSecond(0, e.getWindowStartNanos()),
+                    cut(e.getHost().toString(), 20), cut(e.getWakerProcess().toString(), 24), cut(e.getWokenProcess().toString(), 24),
+                    e.getWakeCount(), us(e.getWaitSumNanos()), us(e.getWaitP99Nanos()), us(e.getReadySumNanos()), us(e.getReadyP99Nanos())));
         }
         out.println("(times in microseconds)");
     }

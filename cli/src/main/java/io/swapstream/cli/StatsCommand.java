@@ -9,6 +9,7 @@ import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.WakeEdge;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,11 +24,12 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "stats", description = "Per-thread ThreadStats of .etl files, whole-session or per tumbling window; with --group, the"
-        + " fleet roll-ups per process name or per host over the files, one host each (no Kafka).")
+        + " fleet roll-ups per process name or per host over the files, one host each, or who woke whom: the WakeEdge records"
+        + " of each file and window, as etw.wake-edges has them (no Kafka).")
 final class StatsCommand implements Callable<Integer> {
     enum Format { jsonl, table }
 
-    enum Group { thread, process, host }
+    enum Group { thread, process, host, wakes }
 
     @Spec CommandSpec spec;
 
@@ -38,7 +40,7 @@ final class StatsCommand implements Callable<Integer> {
     String window;
 
     @Option(names = "--group", defaultValue = "thread", paramLabel = "GROUP", description = "${COMPLETION-CANDIDATES}: rows per thread,"
-            + " or rolled up per process name or per host across the files")
+            + " rolled up per process name or per host across the files, or wake edges (waker process, woken process) per file")
     Group group;
 
     @Option(names = "--format", defaultValue = "jsonl", paramLabel = "FORMAT", description = "${COMPLETION-CANDIDATES}") Format format;
@@ -47,7 +49,7 @@ final class StatsCommand implements Callable<Integer> {
     Integer top;
 
     @Option(names = "--by", paramLabel = "FIELD", description = "the numeric field --top and the table sort on, highest first;"
-            + " default waitP99Nanos (readyP99Nanos with --group)")
+            + " default waitP99Nanos (readyP99Nanos with --group process or host, wakeCount with --group wakes)")
     String by;
 
     @Option(names = "--host", paramLabel = "HOST or NAME=FILE", description = "host a trace came from: NAME=FILE for one of the files,"
@@ -61,11 +63,12 @@ final class StatsCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long windowNanos = window == null ? (group == Group.thread ? 0 : 60_000_000_000L) : Options.positiveDuration("--window", window);
         if (top != null) Options.atLeast("--top", top, 1);
-        String field = by != null ? by : group == Group.thread ? "waitP99Nanos" : "readyP99Nanos";
+        String field = by != null ? by : group == Group.thread ? "waitP99Nanos" : group == Group.wakes ? "wakeCount" : "readyP99Nanos";
         List<String> sortable = switch (group) {
             case thread -> ThreadStatsFields.SORTABLE;
             case process -> RecordFields.numeric(ProcessStats.SCHEMA$);
             case host -> RecordFields.numeric(HostStats.SCHEMA$);
+            case wakes -> RecordFields.numeric(WakeEdge.SCHEMA$);
         };
         if (!sortable.contains(field)) throw new UserInputException("--by: cannot sort by '" + field + "'; one of " + sortable);
         Integer override = Options.maxWaitReason(maxWaitReason);
@@ -73,14 +76,18 @@ final class StatsCommand implements Callable<Integer> {
         Map<Path, String> named = hostNames();
         PrintWriter out = spec.commandLine().getOut();
         List<ThreadStats> rows = new ArrayList<>();
+        List<WakeEdge> edges = new ArrayList<>();
         for (Path file : files) {
             SessionStatistics stats = new SessionStatistics(windowNanos);
             SessionDecoder d = SessionDecoder.decodeBatches(file, named.getOrDefault(file, Options.host(null, file)), override, stats::accept, null);
-            rows.addAll(windowNanos > 0 ? stats.windowed() : stats.wholeSession());
+            if (group == Group.wakes) edges.addAll(stats.wakeEdges());
+            else rows.addAll(windowNanos > 0 ? stats.windowed() : stats.wholeSession());
             Options.reportExpansion(spec, file, d.counters());
         }
         boolean jsonLines = format == Format.jsonl;
-        if (group == Group.thread) {
+        if (group == Group.wakes) {
+            FleetTable.writeWakeEdges(out, top != null || !jsonLines ? FleetTable.ranked(edges, field, top) : edges, jsonLines);
+        } else if (group == Group.thread) {
             if (top != null || !jsonLines) rows = StatsTable.ranked(rows, field, top);
             StatsTable.write(out, rows, jsonLines, windowNanos > 0);
         } else {

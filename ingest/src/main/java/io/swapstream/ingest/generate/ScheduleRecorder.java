@@ -22,13 +22,19 @@ public final class ScheduleRecorder implements ScheduleSink {
      */
     public record Switch(int cpu, long ts, int oldTid, int newTid, int oldPriority, int newPriority, int oldState,
                          int oldWaitReason, int newWaitTicks, Long newThreadTimeSinceLast, Long oldThreadRun,
-                         Long newThreadReady, Long newThreadWaits, Integer readier, SwitchDetail detail) {}
+                         Long newThreadReady, Long newThreadWaits, Integer readier, SwitchDetail detail, int newPid,
+                         int readierPid, boolean endsWait) {}
 
     /**
      * A decision: a switch, a thread's end, or a wake-up with the thread that did it as the
      * simulator knew it (0: a DPC or idle); rank 0 at equal times before switches, as the merge orders.
      */
-    private record Decision(long ts, int rank, int cpu, long seq, Switch sw, int endedTid, int readiedTid, int readier) {}
+    private record Decision(long ts, int rank, int cpu, long seq, Switch sw, int endedTid, int readiedTid, int readier, int startedTid,
+                            int startedPid) {
+        Decision(long ts, int rank, int cpu, long seq, Switch sw, int endedTid, int readiedTid, int readier) {
+            this(ts, rank, cpu, seq, sw, endedTid, readiedTid, readier, -1, 0);
+        }
+    }
 
     static final int STATE_WAITING = 5;
     static final int STATE_TRANSITION = 6;
@@ -41,12 +47,13 @@ public final class ScheduleRecorder implements ScheduleSink {
                          int oldState, int oldWaitReason, boolean oldUserMode, int newWaitTicks, long[] pmc, SwitchDetail detail) {
         decisions.add(new Decision(ts, 1, cpu, decisions.size(),
                 new Switch(cpu, ts, oldTid, newTid, oldPriority, newPriority, oldState, oldWaitReason, newWaitTicks, null, null,
-                        null, null, null, detail), -1, -1, 0));
+                        null, null, null, detail, 0, 0, false), -1, -1, 0));
     }
 
     @Override
     public void onThread(int cpu, long ts, int hookId, int pid, int tid, int basePriority) {
         if (hookId == THREAD_END) decisions.add(new Decision(ts, 0, cpu, decisions.size(), null, tid, -1, 0));
+        else decisions.add(new Decision(ts, 0, cpu, decisions.size(), null, -1, -1, 0, tid, pid));
     }
 
     @Override
@@ -67,15 +74,27 @@ public final class ScheduleRecorder implements ScheduleSink {
         Map<Integer, Long> readyAt = new HashMap<>();
         Map<Integer, Integer> readiedBy = new HashMap<>();
         java.util.Set<Integer> readyFromSwitchOut = new java.util.HashSet<>();
+        // each thread's process as its start (or rundown) said; the readier's process when it readied; who left waiting
+        Map<Integer, Integer> pidOf = new HashMap<>();
+        Map<Integer, Integer> readierPidOf = new HashMap<>();
+        java.util.Set<Integer> waiting = new java.util.HashSet<>();
         List<Switch> out = new ArrayList<>();
         for (Decision d : sorted) {
+            if (d.startedTid() >= 0) {
+                pidOf.put(d.startedTid(), d.startedPid());
+                continue;
+            }
             if (d.readiedTid() >= 0) {
                 int tid = d.readiedTid();
                 if (!readyAt.containsKey(tid) || readyFromSwitchOut.contains(tid)) {
                     readyAt.put(tid, d.ts());
                     readyFromSwitchOut.remove(tid);
-                    if (d.readier() != 0) readiedBy.put(tid, d.readier());
-                    else readiedBy.remove(tid);
+                    if (d.readier() != 0) {
+                        readiedBy.put(tid, d.readier());
+                        readierPidOf.put(tid, pidOf.getOrDefault(d.readier(), 0));
+                    } else {
+                        readiedBy.remove(tid);
+                    }
                 }
                 continue;
             }
@@ -97,6 +116,8 @@ public final class ScheduleRecorder implements ScheduleSink {
                 readiedBy.remove(s.oldTid());
                 readyFromSwitchOut.remove(s.oldTid());
                 int st = s.oldState();
+                if (st == STATE_WAITING || st == STATE_TRANSITION || st == STATE_WAITING_FOR_PROCESS_IN_SWAP) waiting.add(s.oldTid());
+                else waiting.remove(s.oldTid());
                 if (st != STATE_WAITING && st != STATE_TRANSITION && st != STATE_WAITING_FOR_PROCESS_IN_SWAP && st != STATE_TERMINATED) {
                     readyAt.put(s.oldTid(), s.ts());
                     readyFromSwitchOut.add(s.oldTid());
@@ -107,17 +128,21 @@ public final class ScheduleRecorder implements ScheduleSink {
             Long ready = null;
             Long waits = null;
             Integer readier = null;
+            int readierPid = 0;
+            boolean endsWait = s.newTid() != 0 && lastOut.containsKey(s.newTid()) && waiting.contains(s.newTid());
             if (s.newTid() != 0 && readyAt.containsKey(s.newTid())) {
                 long at = readyAt.remove(s.newTid());
                 ready = s.ts() - at;
                 if (lastOut.containsKey(s.newTid())) waits = at - lastOut.get(s.newTid());
                 readier = readyFromSwitchOut.remove(s.newTid()) ? null : readiedBy.get(s.newTid());
+                if (readier != null) readierPid = readierPidOf.getOrDefault(s.newTid(), 0);
                 readiedBy.remove(s.newTid());
             }
             current.put(s.cpu(), new int[] {s.newTid()});
             since.put(s.cpu(), s.ts());
             out.add(new Switch(s.cpu(), s.ts(), s.oldTid(), s.newTid(), s.oldPriority(), s.newPriority(), s.oldState(),
-                    s.oldWaitReason(), s.newWaitTicks(), sinceLast, run, ready, waits, readier, s.detail()));
+                    s.oldWaitReason(), s.newWaitTicks(), sinceLast, run, ready, waits, readier, s.detail(),
+                    pidOf.getOrDefault(s.newTid(), 0), readierPid, endsWait));
         }
         return out;
     }
