@@ -12,3 +12,11 @@ function sortedBy(rows, key, dir) {
     return d !== 0 ? dir * d : i - j;
   }).map(([r]) => r);
 }
+
+/** A row's idle wake-ups by the C-state the processor left, each with its mean ready time: "C1: 84, 1.2 µs mean; C3: ...". */
+function cStates(r) {
+  const counts = r.readyIdleWakeByCState || {}, sums = r.readyIdleWakeSumNanosByCState || {};
+  const keys = Object.keys(counts).sort((a, b) => Number(a.substring(1)) - Number(b.substring(1)));
+  if (!keys.length) return "no C-state logged";
+  return keys.map(k => k + ": " + counts[k] + ", " + (sums[k] / counts[k] / 1e3).toFixed(1) + " µs mean").join("; ");
+}

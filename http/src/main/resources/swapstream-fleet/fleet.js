@@ -35,6 +35,10 @@ const COLUMNS = {
     { head: "threads", num: r => r.threads },
     { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
     { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
+    { head: "wake-up p99 ms", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
+      title: r => "ready time of switch-ins from idle (" + (r.readyIdleWakeCount || 0) + "): " + cStates(r) },
+    { head: "contended p99 ms", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
+      title: r => "ready time of switch-ins over a busy processor (" + (r.readyContendedCount || 0) + ")" },
     { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
     { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
     { head: "hosts with most ready time", cls: "text clip", show: r => topNames(r.topHosts) },
@@ -46,6 +50,10 @@ const COLUMNS = {
     { head: "threads", num: r => r.threads },
     { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
     { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
+    { head: "wake-up p99 ms", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
+      title: r => "ready time of switch-ins from idle (" + (r.readyIdleWakeCount || 0) + "): " + cStates(r) },
+    { head: "contended p99 ms", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
+      title: r => "ready time of switch-ins over a busy processor (" + (r.readyContendedCount || 0) + ")" },
     { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
     { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
     { head: "its threads", cls: "text", link: true },
@@ -102,7 +110,7 @@ function show(kind) {
       } else {
         const v = c.show ? c.show(r) : c.num(r);
         td.textContent = v == null ? "" : String(v);
-        td.title = td.textContent;
+        td.title = c.title ? c.title(r) : td.textContent;
       }
       tr.appendChild(td);
     }
@@ -139,7 +147,64 @@ function showChart(group) {
     { name: "wait p99", color: "#3b6fc9", cls: "wait", points: w.map(x => point(x, "waitP99Nanos", "wait")) },
   ], { id: "group-chart", width: Math.max(420, Math.min(720, document.body.clientWidth - 60)), height: 210,
     title: unknown(name) + ": each kept window" }));
+  if (selected.kind === "processes") td.appendChild(wakesPanel(name));
   if (reveal) { revealRow(chartRow); reveal = false; }
+}
+
+/** Who woke a process and whom it woke in the latest window that has any: filled in when /api/wakes answers. */
+function wakesPanel(name) {
+  const div = document.createElement("div");
+  div.id = "wakes";
+  div.className = "wakes";
+  json("/api/wakes?process=" + encodeURIComponent(name == null ? "" : name) + "&top=10").then(w => {
+    div.replaceChildren(
+      wakesTable(unknown(name) + " is woken by", w.wakers, e => e.wakerProcess),
+      wakesTable(unknown(name) + " wakes", w.wakes, e => e.wokenProcess));
+    if (w.windowStartNanos != null) {
+      const p = document.createElement("p");
+      p.className = "muted";
+      p.textContent = "who woke whom in the window of " + utc(w.windowStartNanos) + " UTC, all hosts";
+      div.prepend(p);
+    }
+  }).catch(e => { div.textContent = "(wake edges: " + e.message + ")"; });
+  return div;
+}
+
+function wakesTable(title, edges, other) {
+  const t = document.createElement("table");
+  t.className = "wake-table";
+  const cap = document.createElement("caption");
+  cap.textContent = title;
+  t.appendChild(cap);
+  const head = document.createElement("tr");
+  for (const h of ["process", "wakes", "hosts", "wait ended p99 ms", "ready after p99 ms"]) {
+    const th = document.createElement("th");
+    th.textContent = h;
+    if (h === "process") th.className = "text";
+    head.appendChild(th);
+  }
+  t.appendChild(head);
+  for (const e of edges || []) {
+    const tr = document.createElement("tr");
+    for (const [v, cls] of [[other(e), "text name clip"], [e.wakeCount], [e.hosts], [ms(e.waitP99Nanos)], [ms(e.readyP99Nanos)]]) {
+      const td = document.createElement("td");
+      if (cls) td.className = cls;
+      td.textContent = v == null ? "" : String(v);
+      td.title = td.textContent;
+      tr.appendChild(td);
+    }
+    t.appendChild(tr);
+  }
+  if (!edges || !edges.length) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = 5;
+    td.className = "text muted";
+    td.textContent = "none in the kept windows";
+    tr.appendChild(td);
+    t.appendChild(tr);
+  }
+  return t;
 }
 
 async function windows() {

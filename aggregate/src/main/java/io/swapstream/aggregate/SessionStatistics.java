@@ -286,11 +286,15 @@ public final class SessionStatistics {
         return usable;
     }
 
-    /** The session has ended: the open window is final too. */
+    /** The session has ended: the open window is final too (without windows, the whole session's wake edges). */
     public void closeAll() {
         if (openWindow != WHOLE) {
             accumulators.windowClosed(openWindow);
             closeEdges(openWindow);
+        } else if (windowNanos == 0 && !edges.isEmpty()) {
+            // without windows, the whole session's edges, first to last wake-up
+            accumulators.edgesClosed(edges.toRecords(session, host, null, 0, this::processName));
+            edges = new WakeEdges();
         }
         openWindow = WHOLE;
     }
@@ -325,7 +329,6 @@ public final class SessionStatistics {
      */
     public List<WakeEdge> wakeEdges() {
         closeAll();
-        if (windowNanos == 0) return edges.toRecords(session, host, null, 0, this::processName);
         List<WakeEdge> out = new ArrayList<>(closedEdges);
         out.sort(Comparator.comparingLong(WakeEdge::getWindowStartNanos).thenComparing(Comparator.comparingLong(WakeEdge::getWakeCount).reversed())
                 .thenComparing(e -> e.getWakerProcess().toString()).thenComparing(e -> e.getWokenProcess().toString()));

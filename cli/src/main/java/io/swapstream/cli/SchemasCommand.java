@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
         + " one's single-object fingerprint (the 8 bytes after C3 01 in a record).")
 final class SchemasCommand implements Callable<Integer> {
     static final List<Class<?>> RECORDS = List.of(TraceSession.class, ContextSwitchBatch.class, ContextSwitch.class, ThreadInfo.class,
-            ThreadStats.class, ProcessStats.class, HostStats.class);
+            ThreadStats.class, ProcessStats.class, HostStats.class, io.swapstream.schemas.avro.WakeEdge.class);
 
     @Spec CommandSpec spec;
 

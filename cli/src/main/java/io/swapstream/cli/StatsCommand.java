@@ -36,7 +36,7 @@ final class StatsCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE.etl", arity = "1..*", description = "the traces, one host each") List<Path> files;
 
     @Option(names = "--window", paramLabel = "DURATION", description = "tumbling window, e.g. 60s; without it, one whole-session row per"
-            + " thread (--group process and host roll up windows: 60s unless given)")
+            + " thread (--group process and host roll up windows: 60s unless given; --group wakes: 60s unless given, 0s for the whole session)")
     String window;
 
     @Option(names = "--group", defaultValue = "thread", paramLabel = "GROUP", description = "${COMPLETION-CANDIDATES}: rows per thread,"
@@ -61,7 +61,10 @@ final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long windowNanos = window == null ? (group == Group.thread ? 0 : 60_000_000_000L) : Options.positiveDuration("--window", window);
+        // --group wakes --window 0s: the whole session's edges, as a stage run without windows sends them
+        long windowNanos = window == null ? (group == Group.thread ? 0 : 60_000_000_000L)
+                : group == Group.wakes && Options.duration("--window", window) == 0 ? 0
+                : Options.positiveDuration("--window", window);
         if (top != null) Options.atLeast("--top", top, 1);
         String field = by != null ? by : group == Group.thread ? "waitP99Nanos" : group == Group.wakes ? "wakeCount" : "readyP99Nanos";
         List<String> sortable = switch (group) {

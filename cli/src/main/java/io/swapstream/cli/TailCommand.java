@@ -146,6 +146,7 @@ final class TailCommand implements Callable<Integer> {
             case SwapstreamConfig.THREAD_STATS -> avro(serdes.serde(ThreadStats.class, config).deserializer());
             case SwapstreamConfig.PROCESS_STATS -> avro(serdes.serde(io.swapstream.schemas.avro.ProcessStats.class, config).deserializer());
             case SwapstreamConfig.HOST_STATS -> avro(serdes.serde(io.swapstream.schemas.avro.HostStats.class, config).deserializer());
+            case SwapstreamConfig.WAKE_EDGES -> avro(serdes.serde(io.swapstream.schemas.avro.WakeEdge.class, config).deserializer());
             case SwapstreamConfig.CONTEXT_SWITCHES -> avro(serdes.serde(io.swapstream.schemas.avro.ContextSwitch.class, config).deserializer());
             case SwapstreamConfig.SWITCH_BATCHES -> batches(SwitchBatchSerde.forConfig(config).deserializer());
             case SwapstreamConfig.INGEST_POSITIONS -> TailCommand::position;

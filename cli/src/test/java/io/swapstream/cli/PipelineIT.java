@@ -90,6 +90,8 @@ class PipelineIT {
     }
 
     static final SwitchBatchSerde BATCHES = new SwitchBatchSerde();
+    static final SingleObjectAvroSerde<io.swapstream.schemas.avro.WakeEdge> WAKE_EDGES =
+            new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.WakeEdge.class);
     static final SingleObjectAvroSerde<io.swapstream.schemas.avro.ThreadStats> STATS =
             new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class);
     static final SingleObjectAvroSerde<TraceSession> SESSIONS = new SingleObjectAvroSerde<>(TraceSession.class);
@@ -153,7 +155,39 @@ class PipelineIT {
                 });
                 for (ThreadStats t : expected) assertEquals(t, latest.get(e.getKey() + "/" + t.getThreadId()));
                 assertEquals(offline.size(), done.get(e.getKey()).getSwitchCount());
+                // who woke whom: etw.wake-edges holds the session's edges as stats --group wakes prints them (no window here)
+                List<String> printed = CliRunner.run("stats", "--group", "wakes", "--window", "0s", "--host", host, e.getValue().toString())
+                        .out().lines().toList();
+                assertTrue(printed.size() > 10, printed.size() + " edges");
+                List<String> topic = new ArrayList<>();
+                read(kafka, SwapstreamConfig.WAKE_EDGES, rs -> {
+                    topic.clear();
+                    for (ConsumerRecord<String, byte[]> r : rs) {
+                        io.swapstream.schemas.avro.WakeEdge w = WAKE_EDGES.deserialize("t", r.value());
+                        if (!w.getSession().toString().equals(e.getKey())) continue;
+                        assertEquals(w.getWakerProcess() + "/" + w.getWokenProcess() + "/" + w.getWindowStartNanos(), r.key());
+                        w.setWaitSketch(null);
+                        w.setReadySketch(null);
+                        topic.add(io.swapstream.schemas.json.RecordJson.toJson(w));
+                    }
+                    return topic.size() >= printed.size();
+                });
+                assertEquals(new java.util.HashSet<>(printed), new java.util.HashSet<>(topic));
+                assertEquals(printed.size(), topic.size());
             }
+            // every field of WMI_CONTEXTSWAP, in tail's rows of the CSwitch trace
+            CliRunner rows = CliRunner.run("tail", "switch-batches", "--from-beginning", "--rows", "-b", kafka.servers(), "--topic-prefix", prefix);
+            assertEquals(0, rows.exit(), rows.err());
+            ObjectMapper json = new ObjectMapper();
+            java.util.Set<String> seen = new java.util.HashSet<>();
+            for (String line : rows.out().lines().toList()) {
+                var row = json.readTree(line);
+                if (!row.get("session").asText().equals(s1)) continue;
+                row.fields().forEachRemaining(f -> { if (!f.getValue().isNull()) seen.add(f.getKey()); });
+            }
+            assertTrue(seen.containsAll(List.of("newThreadId", "oldThreadId", "newThreadPriority", "oldThreadPriority", "previousCState",
+                    "oldThreadRank", "newThreadPriorityDecrement", "oldThreadWaitReason", "oldThreadWaitMode", "oldThreadState",
+                    "oldThreadIdealProcessor", "newThreadWaitTicks", "oldThreadRemainingQuantum")), seen.toString());
         }
     }
 

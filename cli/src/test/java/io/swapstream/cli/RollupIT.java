@@ -57,6 +57,8 @@ class RollupIT {
         List<Path> traces = new ArrayList<>();
         FleetRollup offline = new FleetRollup(FleetGroup.Kind.PROCESS);
         FleetRollup offlineHosts = new FleetRollup(FleetGroup.Kind.HOST);
+        // the fleet's wake edges: each host's records of an edge and window merged
+        Map<String, io.swapstream.schemas.avro.WakeEdge> offlineEdges = new java.util.TreeMap<>();
         for (int h = 1; h <= 3; h++) {
             Path f = dir.resolve("host" + h + ".etl");
             // the third trace the longest: its host is in the latest window the fleet page shows
@@ -68,6 +70,12 @@ class RollupIT {
             s.closeAll();
             offline.addAll(s.windowed());
             offlineHosts.addAll(s.windowed());
+            for (var e : s.wakeEdges()) {
+                offlineEdges.merge(e.getWindowStartNanos() + " " + e.getWakerProcess() + " " + e.getWokenProcess(), e, (a, b) -> {
+                    io.swapstream.aggregate.WakeEdges.merge(a, b);
+                    return a;
+                });
+            }
         }
         List<ProcessStats> expected = offline.processRows();
         assertTrue(expected.stream().map(ProcessStats::getWindowStartNanos).distinct().count() >= 2, "a minute edge");
@@ -157,6 +165,7 @@ class RollupIT {
                     assertTrue(lines.size() >= (topic.equals("host-stats") ? expectedHosts.size() : expected.size()), topic + ": " + lines.size());
                     assertTrue(JSON.readTree(lines.get(0)).path("final").asBoolean(), lines.get(0));
                 }
+                wakes(base, offlineEdges);
                 fleetPage(base, expected);
             } finally {
                 rollup.close();
@@ -165,6 +174,33 @@ class RollupIT {
     }
 
     /** The fleet page in headless Chromium: the API's top rows, a host named like HTML shown as text, a chart with a time axis. */
+    /** {@code /api/wakes}: app0.exe's wakers and whom it wakes, every kept window, as the offline edges merged over the hosts. */
+    static void wakes(String base, Map<String, io.swapstream.schemas.avro.WakeEdge> offline) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        java.util.Set<String> expected = new java.util.TreeSet<>();
+        offline.values().stream().filter(e -> e.getWakerProcess().toString().equals("app0.exe") || e.getWokenProcess().toString().equals("app0.exe"))
+                .forEach(e -> expected.add(e.getWindowStartNanos() + " " + e.getWakerProcess() + " -> " + e.getWokenProcess() + ": "
+                        + e.getWakeCount() + " " + e.getWaitSumNanos() + " " + e.getReadySumNanos() + " p99 " + e.getWaitP99Nanos()));
+        assertTrue(expected.size() > 10, expected.toString());
+        java.util.Set<String> got = new java.util.TreeSet<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!got.equals(expected) && System.nanoTime() < deadline) {
+            got.clear();
+            JsonNode a = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/api/wakes?process=app0.exe&window=all&top=1000")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body());
+            for (String side : List.of("wakers", "wakes")) {
+                for (JsonNode e : a.path(side)) {
+                    got.add(e.path("windowStartNanos").asLong() + " " + e.path("wakerProcess").asText() + " -> " + e.path("wokenProcess").asText()
+                            + ": " + e.path("wakeCount").asLong() + " " + e.path("waitSumNanos").asLong() + " " + e.path("readySumNanos").asLong()
+                            + " p99 " + e.path("waitP99Nanos").asLong());
+                }
+            }
+            if (!got.equals(expected)) Thread.sleep(500);
+        }
+        assertEquals(expected, got);
+        assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base + "/api/wakes")).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+    }
+
     static void fleetPage(String base, List<ProcessStats> expected) throws Exception {
         Path chrome = Path.of("/usr/bin/chromium");
         Path driverBinary = Path.of("/usr/bin/chromedriver");
@@ -195,6 +231,9 @@ class RollupIT {
             ServiceIT.awaitPage(page, p -> !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart circle.ready")).isEmpty()
                     && !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart text.tick")).isEmpty());
             PageShots.check(page, "fleet-page", "#processes tbody tr.row", "#group-chart");
+            // and, for a process, who wakes it and whom it wakes: process names as text
+            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#wakes table.wake-table")).size() == 2
+                    && p.findElements(org.openqa.selenium.By.cssSelector("#wakes td.name")).stream().anyMatch(td -> td.getText().equals("(interrupt)")));
             // every column sorts both ways; the window can be picked
             org.openqa.selenium.WebElement nameHead = page.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0);
             nameHead.click();

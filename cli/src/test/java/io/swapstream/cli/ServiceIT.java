@@ -301,11 +301,11 @@ class ServiceIT {
             }
             assertFalse(byProcess.isEmpty(), "the first thread by ready time was readied by someone: " + firstRow);
             String readiers = settled(page, p -> p.findElement(By.cssSelector("#threads tbody tr[data-key='" + firstByReady + "']"))
-                    .findElements(By.tagName("td")).get(12).getAttribute("title"));
+                    .findElement(By.cssSelector("td.readiers")).getAttribute("title"));
             for (String process : byProcess.keySet()) assertTrue(readiers.contains(process + " "), readiers + " names " + process);
             // each row names its session by its start; the whole id in its tooltip
             assertEquals(firstRow.path("session").asText(), settled(page, p -> p.findElement(By.cssSelector("#threads tbody tr[data-key='"
-                    + firstByReady + "']")).findElements(By.tagName("td")).get(15).getAttribute("title")));
+                    + firstByReady + "']")).findElements(By.tagName("td")).get(17).getAttribute("title")));
             // the filter: one host's threads only
             String host = firstRow.path("host").asText();
             page.findElement(By.id("filter")).sendKeys(host);

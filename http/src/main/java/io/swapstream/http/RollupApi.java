@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.swapstream.aggregate.WakeEdges;
 import io.swapstream.aggregate.fleet.streams.RollupTopology;
 import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
+import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.json.RecordJson;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,7 +28,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * The rollup stage's query API: {@code /api/processes} and {@code /api/hosts} (the top groups of the latest
  * closed window, of a chosen one, each group's latest, or every kept window; {@code /api/windows} lists them) and {@code /api/processes/NAME}, {@code /api/hosts/HOST} (a group's
- * windows). A group's windows live on one instance (partitioned by name); a list asks every instance for its
+ * windows), and {@code /api/wakes?process=NAME} (who wakes it, whom it wakes). A group's windows live on one instance (partitioned by name); a list asks every instance for its
  * own top N and merges. Sketch bytes are left out unless {@code sketches=true}.
  */
 public final class RollupApi {
@@ -54,6 +56,7 @@ public final class RollupApi {
     public StageHttp.Response answer(StageHttp.Request request) throws Exception {
         String path = request.path();
         if (path.equals("/api/windows")) return windows(request);
+        if (path.equals("/api/wakes")) return wakes(request);
         if (path.equals("/api/fleet-config")) {
             StageHttp.allowOnly(request.query(), List.of());
             return StageHttp.Response.json(200, JSON.writeValueAsString(Map.of("aggregatePage", aggregatePage)));
@@ -195,12 +198,112 @@ public final class RollupApi {
                 if (name != null && !kv.key.substring(kv.key.indexOf('/') + 1).equals(name)) continue;
                 ObjectNode row = RecordJson.toTree(kv.value);
                 if (!sketches) {
-                    row.remove(List.of("waitSketch", "readySketch", "runSketch"));
-                    if (row.path("added").isObject()) ((ObjectNode) row.get("added")).remove(List.of("waitSketch", "readySketch", "runSketch"));
+                    withoutSketches(row);
+                    if (row.path("added").isObject()) withoutSketches((ObjectNode) row.get("added"));
                 }
                 out.add(row);
             }
         }
+        return out;
+    }
+
+    private static void withoutSketches(ObjectNode row) {
+        List<String> sketches = new ArrayList<>();
+        row.fieldNames().forEachRemaining(f -> { if (f.endsWith("Sketch")) sketches.add(f); });
+        row.remove(sketches);
+    }
+
+    /**
+     * Who woke whom: a process's wakers (edges it is woken by) and the processes it wakes, in the latest
+     * window that has any (or the one asked for, or every kept one), fleet-wide or of one host: each
+     * host's records of an edge merged. An edge's records all live on one instance; a question goes to every one.
+     */
+    private StageHttp.Response wakes(StageHttp.Request request) throws Exception {
+        Map<String, String> q = request.query();
+        StageHttp.allowOnly(q, List.of("process", "window", "host", "top"));
+        String process = q.get("process");
+        if (process == null || process.isEmpty()) throw new StageHttp.HttpProblem(400, "process: required (an image name, or (interrupt))");
+        String window = q.getOrDefault("window", "latest");
+        if (!window.equals("latest") && !window.equals("all") && !window.matches("[0-9]{1,19}")) {
+            throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, all, or a window's start (ns)");
+        }
+        String host = q.get("host");
+        int top = StatsApi.integer(q, "top", 20);
+        List<JsonNode> edges = new ArrayList<>();
+        if (q.containsKey("local")) {
+            edges.addAll(wakesHere(process, window, host));
+        } else {
+            Map<String, String> lq = new HashMap<>(q);
+            lq.put("local", "1");
+            for (String peer : peers.all()) {
+                if (peers.isSelf(peer)) edges.addAll(wakesHere(process, window, host));
+                else peers.ask(peer, "/api/wakes", lq, request.authorization()).forEach(edges::add);
+            }
+        }
+        if (q.containsKey("local")) return StageHttp.Response.json(200, JSON.writeValueAsString(JSON.valueToTree(edges)));
+        Long chosen = null;
+        if (window.equals("latest")) {
+            chosen = edges.stream().map(n -> n.path("windowStartNanos").asLong()).max(Long::compare).orElse(null);
+            long w = chosen == null ? 0 : chosen;
+            edges.removeIf(n -> n.path("windowStartNanos").asLong() != w);
+        } else if (!window.equals("all")) {
+            chosen = Long.parseLong(window);
+        }
+        Comparator<JsonNode> most = Comparator.comparingLong((JsonNode n) -> -n.path("wakeCount").asLong())
+                .thenComparing(n -> -n.path("windowStartNanos").asLong())
+                .thenComparing(n -> n.path("wakerProcess").asText()).thenComparing(n -> n.path("wokenProcess").asText());
+        ObjectNode out = JSON.createObjectNode();
+        out.put("process", process);
+        if (chosen == null) out.putNull("windowStartNanos");
+        else out.put("windowStartNanos", chosen);
+        if (host == null) out.putNull("host");
+        else out.put("host", host);
+        ArrayNode wakers = out.putArray("wakers");
+        edges.stream().filter(n -> n.path("wokenProcess").asText().equals(process)).sorted(most).limit(top).forEach(wakers::add);
+        ArrayNode woken = out.putArray("wakes");
+        edges.stream().filter(n -> n.path("wakerProcess").asText().equals(process)).sorted(most).limit(top).forEach(woken::add);
+        return StageHttp.Response.json(200, JSON.writeValueAsString(out));
+    }
+
+    /**
+     * This instance's edges of {@code process} (as waker or woken) in its latest window that has any, the one
+     * given, or all: each host's and session's records of an edge and window merged, with how many hosts.
+     */
+    private List<JsonNode> wakesHere(String process, String window, String host) {
+        ReadOnlyKeyValueStore<String, WakeEdge> store;
+        try {
+            store = streams.store(StoreQueryParameters.fromNameAndType(RollupTopology.WAKE_EDGES_STORE, QueryableStoreTypes.keyValueStore()));
+        } catch (InvalidStateStoreException e) {
+            throw new StageHttp.HttpProblem(503, "the wake edges are not queryable right now (" + streams.state() + "): ask again");
+        }
+        Map<String, WakeEdge> merged = new java.util.LinkedHashMap<>();
+        Map<String, java.util.Set<String>> hosts = new HashMap<>();
+        try (KeyValueIterator<String, WakeEdge> it = window.matches("[0-9]+")
+                ? store.range(RollupTopology.windowKey(Long.parseLong(window)) + "/", RollupTopology.windowKey(Long.parseLong(window)) + "0")
+                : store.all()) {
+            while (it.hasNext()) {
+                WakeEdge e = it.next().value;
+                String waker = e.getWakerProcess().toString();
+                String woken = e.getWokenProcess().toString();
+                if (!waker.equals(process) && !woken.equals(process)) continue;
+                if (host != null && !host.equals(e.getHost().toString())) continue;
+                String key = e.getWindowStartNanos() + "/" + waker + "/" + woken;
+                WakeEdge had = merged.get(key);
+                if (had == null) merged.put(key, WakeEdge.newBuilder(e).build());
+                else WakeEdges.merge(had, e);
+                hosts.computeIfAbsent(key, k -> new java.util.HashSet<>()).add(e.getHost().toString());
+            }
+        }
+        long latest = merged.values().stream().mapToLong(WakeEdge::getWindowStartNanos).max().orElse(0);
+        List<JsonNode> out = new ArrayList<>();
+        merged.forEach((key, e) -> {
+            if (window.equals("latest") && e.getWindowStartNanos() != latest) return;
+            ObjectNode n = RecordJson.toTree(e);
+            withoutSketches(n);
+            n.remove(List.of("host", "session"));
+            n.put("hosts", hosts.get(key).size());
+            out.add(n);
+        });
         return out;
     }
 

@@ -100,6 +100,8 @@ public final class SwapstreamConfig {
     /** The rollup stage's outputs: per process name and window, per host and window, across the fleet. */
     public static final String PROCESS_STATS = "process-stats";
     public static final String HOST_STATS = "host-stats";
+    /** The aggregate stage's who-woke-whom records, per session and window (WakeEdge), keyed waker/woken/windowStart. */
+    public static final String WAKE_EDGES = "wake-edges";
     /** Where `ingest --watch` keeps how far it has published each session (compacted, written in its transactions). */
     public static final String INGEST_POSITIONS = "ingest-positions";
 

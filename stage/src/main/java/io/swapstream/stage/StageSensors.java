@@ -28,6 +28,7 @@ public final class StageSensors {
     public static final String SWITCHES_OUT = "switches-out";
     public static final String SWITCHES_OUT_OF_ORDER = "switches-out-of-order";
     public static final String STATS_OUT = "stats-out";
+    public static final String WAKE_EDGES_OUT = "wake-edges-out";
     public static final String WINDOWS_CLOSED = "windows-closed";
     public static final String DUPLICATE_BATCHES = "duplicate-batches";
     public static final String DEAD_LETTERS = "dead-letters";
@@ -69,6 +70,7 @@ public final class StageSensors {
                     + " back; aggregate, the newest switch taken minus the end of the newest window closed"),
             Map.entry(SWITCHES_IN, "context switches taken"),
             Map.entry(STATS_OUT, "ThreadStats rows emitted"),
+            Map.entry(WAKE_EDGES_OUT, "WakeEdge records emitted: a session's closed window's waker and woken process pairs"),
             Map.entry(WINDOWS_CLOSED, "windows emitted final"),
             Map.entry(DUPLICATE_BATCHES, "batches skipped: the session had taken their batch number"),
             Map.entry(DEAD_LETTERS, "records sent to the dead letters, by reason"),

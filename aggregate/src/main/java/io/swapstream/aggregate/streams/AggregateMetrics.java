@@ -11,6 +11,7 @@ final class AggregateMetrics {
     private final StageSensors sensors;
     final Sensor switchesIn;
     final Sensor statsOut;
+    final Sensor wakeEdgesOut;
     final Sensor windowsClosed;
     final Sensor duplicateBatches;
     final Sensor sessionsEnded;
@@ -24,6 +25,7 @@ final class AggregateMetrics {
         sensors = new StageSensors(context, "aggregate");
         switchesIn = sensors.counter(SWITCHES_IN);
         statsOut = sensors.counter(STATS_OUT);
+        wakeEdgesOut = sensors.counter(WAKE_EDGES_OUT);
         windowsClosed = sensors.counter(WINDOWS_CLOSED);
         duplicateBatches = sensors.counter(DUPLICATE_BATCHES);
         sessionsEnded = sensors.counter(SESSIONS_ENDED);

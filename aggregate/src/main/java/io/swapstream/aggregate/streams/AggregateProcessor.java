@@ -11,6 +11,7 @@ import io.swapstream.stage.BatchSequence;
 import io.swapstream.stage.InputRecordReader;
 import io.swapstream.stage.StateStores;
 import java.time.Duration;
+import org.apache.avro.specific.SpecificRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,12 +38,12 @@ import org.slf4j.LoggerFactory;
  * end-of-session record says every batch and thread record has arrived. Exactly-once v2 commits the rows
  * with the state that emitted them, so a restore neither loses nor doubles one.
  */
-final class AggregateProcessor implements Processor<String, AggregateInput, String, ThreadStats> {
+final class AggregateProcessor implements Processor<String, AggregateInput, String, SpecificRecord> {
     private static final Logger LOG = LoggerFactory.getLogger(AggregateProcessor.class);
     private final AggregateSettings settings;
     private final Deserializer<SwitchBatch> batches;
     private final RowIndexes indexes;
-    private ProcessorContext<String, ThreadStats> context;
+    private ProcessorContext<String, SpecificRecord> context;
     private AggregateStores stores;
     private KeyValueStore<String, TraceSession> sessionRecords;
     private RowEmitter rows;
@@ -60,7 +61,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
     }
 
     @Override
-    public void init(ProcessorContext<String, ThreadStats> context) {
+    public void init(ProcessorContext<String, SpecificRecord> context) {
         this.context = context;
         this.inputs = InputRecordReader.of(context, "aggregate-redo");
         this.stores = AggregateStores.of(context, inputs, settings.batches().name());

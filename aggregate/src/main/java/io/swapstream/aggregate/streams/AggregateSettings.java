@@ -4,6 +4,7 @@ import static io.swapstream.schemas.SwapstreamConfig.topic;
 
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import io.swapstream.stage.RedoLog;
@@ -22,10 +23,12 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param batches        the switch batches, as published (a restore reads its redo entries back from there)
  * @param sessions       the decode stage's session records
  * @param stats          the rows
+ * @param wakeEdges      who woke whom, per session and closed window
  * @param config         the configuration, for the stores' serdes
  */
 public record AggregateSettings(long windowNanos, long emitIntervalMs, RedoLog.Limit flushEvery, int keepWindows, long retentionMs,
-                                Topic<byte[]> batches, Topic<TraceSession> sessions, Topic<ThreadStats> stats, Map<String, ?> config) {
+                                Topic<byte[]> batches, Topic<TraceSession> sessions, Topic<ThreadStats> stats, Topic<WakeEdge> wakeEdges,
+                                Map<String, ?> config) {
     /** The bytes of batches a session takes between two writes of its accumulators, at most (and one more batch): what a restore takes again. */
     static final long REDO_MAX_BYTES = 128L << 20;
 
@@ -47,6 +50,7 @@ public record AggregateSettings(long windowNanos, long emitIntervalMs, RedoLog.L
         return new AggregateSettings(windowNanos, emitIntervalMs, new RedoLog.Limit(flushBatches, REDO_MAX_BYTES, 1), keepWindows,
                 SwapstreamConfig.sessionRetentionMs(config), Topic.of(topic(config, SwapstreamConfig.SWITCH_BATCHES), Serdes.ByteArray()),
                 Topic.of(topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config)),
-                Topic.of(topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config)), config);
+                Topic.of(topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config)),
+                Topic.of(topic(config, SwapstreamConfig.WAKE_EDGES), serdes.serde(WakeEdge.class, config)), config);
     }
 }

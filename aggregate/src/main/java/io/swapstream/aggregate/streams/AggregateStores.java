@@ -19,7 +19,8 @@ import org.apache.kafka.streams.state.Stores;
  * session key holds NUL, so a prefix holds one session's parts only.
  *
  * @param progress     each session's {@link AggregateSession}, under the session's key (what queries read)
- * @param accumulators each thread's whole-session accumulator, and its open window's, as of the last flush
+ * @param accumulators each thread's whole-session accumulator, and its open window's, and the open window's wake
+ *                     edges, as of the last flush
  * @param redo         the batches taken since ({@link RedoLog})
  * @param labels       the thread records, under {@code session/tid}
  */
@@ -47,6 +48,11 @@ record AggregateStores(KeyValueStore<String, byte[]> progress, KeyValueStore<Str
                 serdes.serde(ThreadInfo.class, config)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(AggregateTopology.STATS_STORE), Serdes.String(),
                 serdes.serde(ThreadStats.class, config)));
+    }
+
+    /** The open window's wake edges (SessionStatistics.openEdges), as of the last flush. */
+    static String edgesKey(String session) {
+        return session + SEPARATOR + "e";
     }
 
     static String wholePrefix(String session) {

@@ -3,7 +3,10 @@ package io.swapstream.aggregate.streams;
 import static io.swapstream.schemas.SwapstreamConfig.topic;
 
 import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.avro.WakeEdge;
+import org.apache.avro.specific.SpecificRecord;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
@@ -11,7 +14,8 @@ import org.apache.kafka.streams.kstream.Named;
 
 /**
  * The aggregate stage: {@code etw.switch-batches} (with the thread records they carry) and
- * {@code etw.sessions} (both partitioned by session) to {@code etw.thread-stats}. One sub-topology, no repartition.
+ * {@code etw.sessions} (both partitioned by session) to {@code etw.thread-stats}, and each closed window's
+ * wake edges to {@code etw.wake-edges}. One sub-topology, no repartition.
  * Its state ({@link AggregateStores}): each open session's progress, its threads' accumulators (whole session
  * and the open window) and labels, and its batches since the last flush. The latest emitted statistics are
  * queryable in the {@value #STATS_STORE} store.
@@ -71,9 +75,13 @@ public final class AggregateTopology {
                 .mapValues(AggregateInput::batch, Named.as("batch-in"));
         KStream<String, AggregateInput> sessions = builder.stream(settings.sessions().name(), settings.sessions().consumed())
                 .mapValues(AggregateInput::session, Named.as("session-in"));
-        batches.merge(sessions, Named.as("batches-and-sessions"))
+        KStream<String, SpecificRecord> out = batches.merge(sessions, Named.as("batches-and-sessions"))
                 .process(() -> new AggregateProcessor(settings, SwitchBatchSerde.forConfig(settings.config()).deserializer(), indexes),
-                        Named.as("aggregate"), SESSIONS_STORE, ACCUMULATORS_STORE, REDO_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE)
+                        Named.as("aggregate"), SESSIONS_STORE, ACCUMULATORS_STORE, REDO_STORE, THREADS_STORE, STATS_STORE, SESSION_RECORDS_STORE);
+        // two record types out of one processor: each to its topic, typed
+        out.filter((k, v) -> v instanceof ThreadStats, Named.as("thread-stats-out")).mapValues(v -> (ThreadStats) v, Named.as("as-thread-stats"))
                 .to(settings.stats().name(), settings.stats().produced());
+        out.filter((k, v) -> v instanceof WakeEdge, Named.as("wake-edges-out")).mapValues(v -> (WakeEdge) v, Named.as("as-wake-edges"))
+                .to(settings.wakeEdges().name(), settings.wakeEdges().produced());
     }
 }

@@ -2,6 +2,14 @@ package io.swapstream.aggregate.streams;
 
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
+import io.swapstream.aggregate.WakeEdges;
+import io.swapstream.schemas.avro.WakeEdge;
+import io.swapstream.schemas.state.StateFormat;
+import io.swapstream.stage.StateStores;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import java.util.List;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import io.swapstream.decode.AvroRecords;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.state.StateReader;
@@ -30,6 +38,11 @@ final class OpenSession implements SessionStatistics.Accumulators {
     private final AggregateSettings settings;
     private final AggregateMetrics metrics;
     private final AccumulatorPages pages;
+    /** The key of the open window's wake edges in the accumulators store, and whether the store has them. */
+    private final String edgesKey;
+    private boolean edgesStored;
+    /** After a restart, each process's image name by the stored labels, read on the first name not in memory. */
+    private Int2ObjectOpenHashMap<String> storedNames;
     /** The batch count when a window last closed (-1: none yet). */
     private long batchesAtClose = -1;
     /**
@@ -50,6 +63,42 @@ final class OpenSession implements SessionStatistics.Accumulators {
         this.pages = new AccumulatorPages(session, stores, state.batches > 0);
         this.statistics = new SessionStatistics(settings.windowNanos(), this);
         if (state.statistics.length > 0) statistics.readState(new StateReader(state.statistics, 0, state.statistics.length));
+        this.edgesKey = AggregateStores.edgesKey(session);
+        if (state.batches > 0) {
+            byte[] edges = stores.accumulators().get(edgesKey);
+            if (edges != null) {
+                statistics.restoreEdges(EDGES.read(edges, WakeEdges::read));
+                edgesStored = true;
+            }
+        }
+    }
+
+    /** The open window's wake edges in the store. */
+    static final StateFormat EDGES = new StateFormat("wake edges", 1);
+
+    @Override
+    public void edgesClosed(List<WakeEdge> edges) {
+        if (!replaying) rows.emitEdges(this, edges);
+    }
+
+    @Override
+    public int processOf(int tid) {
+        ThreadInfo info = label(tid);
+        return info == null || info.getProcessId() == null ? WakeEdges.UNKNOWN : info.getProcessId();
+    }
+
+    @Override
+    public String processName(int pid) {
+        if (storedNames == null) {
+            storedNames = new Int2ObjectOpenHashMap<>();
+            try (KeyValueIterator<String, ThreadInfo> it = stores.labels().prefixScan(session + "/", new StringSerializer())) {
+                it.forEachRemaining(kv -> {
+                    ThreadInfo t = kv.value;
+                    if (t.getProcessId() != null && t.getProcessName() != null) storedNames.put((int) t.getProcessId(), t.getProcessName());
+                });
+            }
+        }
+        return storedNames.get(pid);
     }
 
     @Override
@@ -105,6 +154,14 @@ final class OpenSession implements SessionStatistics.Accumulators {
     /** Writes every accumulator changed since the last time, and starts a new redo span. */
     private void flush() {
         pages.write(settings.windowNanos() == 0 || shortWindows);
+        WakeEdges edges = statistics.openEdges();
+        if (!edges.isEmpty()) {
+            stores.accumulators().put(edgesKey, EDGES.write(edges::write));
+            edgesStored = true;
+        } else if (edgesStored) {
+            StateStores.remove(stores.accumulators(), edgesKey);
+            edgesStored = false;
+        }
         dropRedo();
         // what carries over between batches (open window, PMC baselines), as of the accumulators just written
         StateWriter o = new StateWriter(64);
@@ -127,6 +184,8 @@ final class OpenSession implements SessionStatistics.Accumulators {
     void finish(long nowMs) {
         statistics.closeAll();
         pages.takeAll((tid, a) -> rows.emit(this, tid, a, null, true));
+        if (edgesStored) StateStores.remove(stores.accumulators(), edgesKey);
+        edgesStored = false;
         dropRedo();
         state.done = true;
         state.endedMs = nowMs;

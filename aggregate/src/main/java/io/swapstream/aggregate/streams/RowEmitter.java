@@ -6,6 +6,8 @@ import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.WakeEdge;
+import org.apache.avro.specific.SpecificRecord;
 import io.swapstream.stage.StateStores;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +19,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Sends a thread's row to {@code etw.thread-stats} and keeps the latest in the stats store for queries:
- * whole-session rows, and each session's last few windows (the topic has them all).
+ * whole-session rows, and each session's last few windows (the topic has them all). Sends a closed
+ * window's wake edges to {@code etw.wake-edges}.
  */
 final class RowEmitter {
-    private final ProcessorContext<String, ThreadStats> context;
+    private final ProcessorContext<String, SpecificRecord> context;
     private final KeyValueStore<String, ThreadStats> latest;
     private final AggregateSettings settings;
     private final AggregateMetrics metrics;
@@ -28,7 +31,7 @@ final class RowEmitter {
     private final String task;
     private final RowIndex index;
 
-    RowEmitter(ProcessorContext<String, ThreadStats> context, AggregateSettings settings, AggregateMetrics metrics, RowIndexes indexes) {
+    RowEmitter(ProcessorContext<String, SpecificRecord> context, AggregateSettings settings, AggregateMetrics metrics, RowIndexes indexes) {
         this.context = context;
         this.latest = context.getStateStore(AggregateTopology.STATS_STORE);
         this.settings = settings;
@@ -54,6 +57,14 @@ final class RowEmitter {
     /** The task leaves this instance (or stops): its rows are no longer answered here. */
     void close() {
         indexes.close(task, index);
+    }
+
+    /** A closed window's wake edges, keyed {@code wakerProcess/wokenProcess/windowStart}. */
+    void emitEdges(OpenSession o, List<WakeEdge> edges) {
+        for (WakeEdge e : edges) {
+            metrics.wakeEdgesOut.record();
+            context.forward(new Record<>(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e, o.timestamp));
+        }
     }
 
     /** One row: a window's ({@code windowStart} given) or the whole session's (null: first to last switch). */

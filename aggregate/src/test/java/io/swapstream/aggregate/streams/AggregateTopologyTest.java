@@ -84,6 +84,8 @@ class AggregateTopologyTest {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
+            var edgesOut = driver.createOutputTopic("etw.wake-edges", new StringDeserializer(),
+                    new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.WakeEdge.class));
             long switches = 0;
             long lastWindowEnd = Long.MIN_VALUE;
             Map<String, ThreadStats> windowRows = new HashMap<>();
@@ -131,6 +133,13 @@ class AggregateTopologyTest {
             }
             assertEquals(windows.size(), windowRows.size());
             assertTrue(kept < windows.size(), "older windows left the store");
+            // each closed window's wake edges, once, as offline has them, keyed waker/woken/window
+            Map<String, io.swapstream.schemas.avro.WakeEdge> edges = new HashMap<>();
+            for (var r : edgesOut.readRecordsToList()) assertEquals(null, edges.put(r.key(), r.value()), "each edge once: " + r.key());
+            Map<String, io.swapstream.schemas.avro.WakeEdge> offlineEdges = new HashMap<>();
+            for (var e : offline.wakeEdges()) offlineEdges.put(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e);
+            assertTrue(offlineEdges.size() > 20, offlineEdges.size() + " edges");
+            assertEquals(offlineEdges, edges);
             assertEquals(offlineWhole.wholeSession().size() + kept, latest.size());
             assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
             assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");

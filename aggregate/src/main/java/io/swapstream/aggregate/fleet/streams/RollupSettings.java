@@ -6,6 +6,7 @@ import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import io.swapstream.stage.Topic;
 import java.util.Map;
@@ -20,9 +21,10 @@ import java.util.Map;
  * @param rows        the aggregate's rows, read
  * @param processes   the per-process roll-ups, written
  * @param hosts       the per-host roll-ups, written
+ * @param wakeEdges   the aggregate's wake edges, read (for the query API)
  */
 public record RollupSettings(long graceMs, long maxWaitMs, int keepWindows, long retentionMs, Topic<ThreadStats> rows, Topic<ProcessStats> processes,
-                             Topic<HostStats> hosts) {
+                             Topic<HostStats> hosts, Topic<WakeEdge> wakeEdges) {
 
     public static RollupSettings from(Map<String, ?> config) {
         long graceMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.ROLLUP_GRACE_MS, SwapstreamConfig.DEFAULT_ROLLUP_GRACE_MS);
@@ -35,6 +37,7 @@ public record RollupSettings(long graceMs, long maxWaitMs, int keepWindows, long
         return new RollupSettings(graceMs, maxWaitMs, keep, SwapstreamConfig.sessionRetentionMs(config),
                 Topic.of(topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config)),
                 Topic.of(topic(config, SwapstreamConfig.PROCESS_STATS), serdes.serde(ProcessStats.class, config)),
-                Topic.of(topic(config, SwapstreamConfig.HOST_STATS), serdes.serde(HostStats.class, config)));
+                Topic.of(topic(config, SwapstreamConfig.HOST_STATS), serdes.serde(HostStats.class, config)),
+                Topic.of(topic(config, SwapstreamConfig.WAKE_EDGES), serdes.serde(WakeEdge.class, config)));
     }
 }

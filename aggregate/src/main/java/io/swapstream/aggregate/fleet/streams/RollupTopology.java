@@ -16,7 +16,7 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * The rollup stage: the final window rows of {@code etw.thread-stats}, regrouped by process name and by
  * host (a repartition each: a fleet's hosts sit on every partition), merged per window, to
- * {@code etw.process-stats} and {@code etw.host-stats}. Each group's rows, every window of it, share a
+ * {@code etw.process-stats} and {@code etw.host-stats}; and {@code etw.wake-edges}, kept for the query API. Each group's rows, every window of it, share a
  * partition (keys {@code name/windowStart}, partitioned by the name), so one instance answers for a name.
  */
 public final class RollupTopology {
@@ -27,6 +27,8 @@ public final class RollupTopology {
 
     public static final String PROCESS_ROWS_STORE = "rollup-process-rows";
     public static final String HOST_ROWS_STORE = "rollup-host-rows";
+    /** The kept windows' wake edges, each host's record apart ({@link WakeEdgeRecorder}). */
+    public static final String WAKE_EDGES_STORE = "rollup-wake-edges";
     static final StoreNames PROCESSES = new StoreNames("rollup-process-groups", "rollup-process-windows", "rollup-process-hosts",
             PROCESS_ROWS_STORE);
     static final StoreNames HOSTS = new StoreNames("rollup-host-groups", "rollup-host-windows", "rollup-host-hosts", HOST_ROWS_STORE);
@@ -34,6 +36,11 @@ public final class RollupTopology {
     /** The key of a roll-up row on its topic: {@code name/windowStart}, the empty name for none. */
     public static String rowKey(String name, long windowStart) {
         return (name == null ? "" : name) + "/" + windowStart;
+    }
+
+    /** A window start as a key that sorts in time: the query stores' keys begin with it. */
+    public static String windowKey(long start) {
+        return RollupProcessor.windowKey(start);
     }
 
     /** The key of a roll-up row in its query store: its window, then its name. */
@@ -64,6 +71,10 @@ public final class RollupTopology {
                                 (g, name, start, end) -> g.toHostStats(name, start, end, true), control, false),
                         Named.as("rollup-hosts"), HOSTS.groups(), HOSTS.windows(), HOSTS.hosts(), HOSTS.latest())
                 .to(settings.hosts().name(), settings.hosts().produced());
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(WAKE_EDGES_STORE), Serdes.String(),
+                settings.wakeEdges().valueSerde()));
+        builder.stream(settings.wakeEdges().name(), settings.wakeEdges().consumed())
+                .process(() -> new WakeEdgeRecorder(settings), Named.as("wake-edges"), WAKE_EDGES_STORE);
     }
 
     private static <V> void addStores(StreamsBuilder builder, StoreNames s, Serde<V> rowSerde) {
