@@ -49,7 +49,8 @@ class AggregateRestartIT {
     @TempDir Path dir;
 
     /** A generated session as the decode stage would send it: its batches, its end record, and the rows offline. */
-    record Session(String id, List<byte[]> batches, byte[] end, long window, Map<String, ThreadStats> expected) {}
+    record Session(String id, List<byte[]> batches, byte[] end, long window, Map<String, ThreadStats> expected,
+                   Map<String, io.swapstream.schemas.avro.WakeEdge> edges) {}
 
     /** 40,000 switches with about one window per batch. */
     Session session() throws Exception {
@@ -76,10 +77,12 @@ class AggregateRestartIT {
         Map<String, ThreadStats> expected = new HashMap<>();
         for (ThreadStats t : whole.wholeSession()) expected.put(session + "/" + t.getThreadId(), t);
         for (ThreadStats t : windowed.windowed()) expected.put(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos(), t);
+        Map<String, io.swapstream.schemas.avro.WakeEdge> edges = new HashMap<>();
+        for (var e : windowed.wakeEdges()) edges.put(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e);
         assertTrue(batches.size() >= 16, batches.size() + " batches");
         byte[] end = PipelineIT.SESSIONS.serialize("t", AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
                 .setSwitchCount(copies.stream().mapToLong(SwitchBatch::count).sum()).setThreadRecords(threads.size()).build());
-        return new Session(session, batches, end, window, expected);
+        return new Session(session, batches, end, window, expected, edges);
     }
 
     /** The final rows of {@code topic}, once each (asserted), when they include every expected one. */
@@ -128,6 +131,17 @@ class AggregateRestartIT {
                 if (r == restarts) {
                     producer.send(new ProducerRecord<>(prefix + SwapstreamConfig.SESSIONS, session, s.end())).get();
                     finals(kafka, prefix + SwapstreamConfig.THREAD_STATS, s.expected());
+                    // each window's wake edges once, as offline: the open window's, written with the accumulators, survive each restart
+                    Map<String, io.swapstream.schemas.avro.WakeEdge> edges = new HashMap<>();
+                    PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.WAKE_EDGES, rs -> {
+                        edges.clear();
+                        for (ConsumerRecord<String, byte[]> rec : rs) {
+                            assertEquals(null, edges.put(rec.key(), PipelineIT.WAKE_EDGES.deserialize("t", rec.value())), "once: " + rec.key());
+                        }
+                        return edges.size() >= s.edges().size();
+                    });
+                    assertTrue(s.edges().size() > 50, s.edges().size() + " edges");
+                    assertEquals(s.edges(), edges);
                 }
                 awaitCommitted(admin, StageConfig.applicationId(appId, StageConfig.AGGREGATE), new TopicPartition(batchTopic, 0), sent);
                 aggregate.close(CloseOptions.timeout(Duration.ofSeconds(30))
