@@ -33,12 +33,12 @@ public final class ReadySplit {
         /** Made at the first value: most threads of a window have only one kind. */
         DDSketch sketch;
 
-        void add(long nanos) {
+        void add(long nanos, int bin) {
             count++;
             sum += nanos;
             if (nanos > max) max = nanos;
             if (sketch == null) sketch = ThreadStatsAccumulator.newSketch();
-            ThreadStatsAccumulator.add(sketch, nanos);
+            ThreadStatsAccumulator.add(sketch, nanos, bin);
         }
 
         void merge(Latencies o) {
@@ -66,11 +66,16 @@ public final class ReadySplit {
      * left ({@code cState}, negative when not logged).
      */
     public void add(long readyNanos, boolean fromIdle, int cState) {
+        add(readyNanos, ThreadStatsAccumulator.bin(readyNanos), fromIdle, cState);
+    }
+
+    /** {@link #add}, the value's sketch bin known ({@link ThreadStatsAccumulator#bin}). */
+    void add(long readyNanos, int bin, boolean fromIdle, int cState) {
         if (!fromIdle) {
-            contended.add(readyNanos);
+            contended.add(readyNanos, bin);
             return;
         }
-        idleWake.add(readyNanos);
+        idleWake.add(readyNanos, bin);
         if (cState >= 0) {
             int c = Math.min(cState, C_STATES - 1);
             if (cStateCounts == null) {

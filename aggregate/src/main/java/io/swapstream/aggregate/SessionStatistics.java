@@ -163,14 +163,17 @@ public final class SessionStatistics {
                 if (deltas.length < pmc) deltas = new long[pmc];
                 for (int k = 0; k < pmc; k++) deltas[k] = b.pmc(i, k);
             }
+            long ready = b.newThreadReadyNanos(i);
+            // its sketch bin once, for the thread's ready sketches and its wake edge's
+            int readyBin = ready == NO_TIME ? ThreadStatsAccumulator.NO_BIN : ThreadStatsAccumulator.bin(ready);
             accept(b.cpu(i), b.timeNanos(i), b.oldThreadId(i), b.oldThreadPriority(i), b.oldThreadState(i),
                     b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
-                    b.oldThreadRunNanos(i), b.newThreadReadyNanos(i), b.readyingThreadId(i), b.previousCState(i), pmc);
+                    b.oldThreadRunNanos(i), ready, readyBin, b.readyingThreadId(i), b.previousCState(i), pmc);
             while (started < laterStarts.size() && laterStarts.get(started).startNanos() <= b.timeNanos(i)) {
                 ThreadInfo t = laterStarts.get(started++);
                 pidOfTid.put(t.threadId(), pidOf(t));
             }
-            wake(b, i);
+            wake(b, i, readyBin);
         }
         for (; started < laterStarts.size(); started++) pidOfTid.put(laterStarts.get(started).threadId(), pidOf(laterStarts.get(started)));
     }
@@ -192,7 +195,7 @@ public final class SessionStatistics {
      * Row {@code i}'s switch-in, if it ended a wait, as a wake edge (docs/architecture.md "Wake edges"),
      * in the window {@link #accept} just routed it to: none when that window had closed.
      */
-    private void wake(SwitchBatch b, int i) {
+    private void wake(SwitchBatch b, int i, int readyBin) {
         int nw = b.newThreadId(i);
         if (nw == NO_INT || nw == 0) return;
         long t = b.timeNanos(i);
@@ -203,7 +206,7 @@ public final class SessionStatistics {
         if (ready != NO_TIME && waits != NO_TIME && (waits > 0 || readier != NO_INT)) {
             // readied by a thread, or from a DPC, an interrupt or the idle thread; a runnable switch-out readies itself (0, no one)
             int pid = b.readyingProcessId(i);
-            edges.add(t, readier == NO_INT ? WakeEdges.INTERRUPT : pid == NO_INT ? WakeEdges.UNKNOWN : pid, processOf(nw), waits, ready);
+            edges.add(t, readier == NO_INT ? WakeEdges.INTERRUPT : pid == NO_INT ? WakeEdges.UNKNOWN : pid, processOf(nw), waits, ready, readyBin);
         } else if (ready == NO_TIME && b.newThreadTimeSinceLastNanos(i) != NO_TIME) {
             // it waited (a runnable switch-out would have given a ready time) and no ReadyThread event says who ended it
             edges.add(t, WakeEdges.UNKNOWN, processOf(nw), b.newThreadTimeSinceLastNanos(i), NONE);
@@ -240,7 +243,7 @@ public final class SessionStatistics {
 
     /** One switch; the PMC counters, {@code pmc} of them, are in {@link #deltas}. */
     private void accept(int cpu, long t, int old, int oldPriority, int oldState, int oldReason, int nw, long waitTicks,
-                        long sinceLast, long run, long ready, int readier, int cState, int pmc) {
+                        long sinceLast, long run, long ready, int readyBin, int readier, int cState, int pmc) {
         long window = WHOLE;
         if (windowNanos > 0) {
             window = Math.floorDiv(t, windowNanos) * windowNanos;
@@ -257,7 +260,7 @@ public final class SessionStatistics {
         if (nw != NO_INT && nw != 0) {
             ThreadStatsAccumulator a = accumulators.of(nw, window);
             a.switchIn(t, sinceLast, waitTicks);
-            if (ready != NO_TIME) a.ready(ready, readier, old == 0, cState == NO_INT ? -1 : cState);
+            if (ready != NO_TIME) a.ready(ready, readyBin, readier, old == 0, cState == NO_INT ? -1 : cState);
         }
         boolean sliceDeltas = pmcDeltas(cpu, pmc, run);
         if (old != 0) {

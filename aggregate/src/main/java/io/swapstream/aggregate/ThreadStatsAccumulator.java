@@ -75,6 +75,19 @@ public final class ThreadStatsAccumulator {
         else sketch.accept(nanos);
     }
 
+    /** A value's bin in every sketch here ({@link #NO_BIN} below the smallest): one logarithm for all the sketches a value goes to. */
+    public static int bin(long nanos) {
+        return nanos > MIN_INDEXED ? MAPPING.index(nanos) : NO_BIN;
+    }
+
+    public static final int NO_BIN = Integer.MIN_VALUE;
+
+    /** {@link #add}, its bin known. */
+    static void add(DDSketch sketch, long nanos, int bin) {
+        if (bin != NO_BIN) sketch.getPositiveValueStore().add(bin);
+        else sketch.accept(nanos);
+    }
+
     /**
      * A dense store that grows by 64 bins and keeps 32 spare: the default (64, 6) re-centres its
      * array for most new extremes of waits that span six orders of magnitude, and larger steps make
@@ -82,6 +95,14 @@ public final class ThreadStatsAccumulator {
      */
     static UnboundedSizeDenseStore newStore() {
         return new UnboundedSizeDenseStore(64, 32);
+    }
+
+    /**
+     * A sketch for many values over the whole range, few of them at once (a window's wake edges): bins in
+     * steps of 256 with 128 spare, so a new extreme seldom re-centres the array.
+     */
+    static DDSketch newWideSketch() {
+        return new DDSketch(MAPPING, () -> new UnboundedSizeDenseStore(256, 128));
     }
 
     void seen(long nanos) {
@@ -150,13 +171,18 @@ public final class ThreadStatsAccumulator {
      * idle thread, with the C-state it left ({@code cState}, negative when not logged).
      */
     public void ready(long readyNanos, int readier, boolean fromIdle, int cState) {
+        ready(readyNanos, bin(readyNanos), readier, fromIdle, cState);
+    }
+
+    /** {@link #ready}, the value's {@link #bin} known. */
+    public void ready(long readyNanos, int bin, int readier, boolean fromIdle, int cState) {
         if (split == null) split = new ReadySplit();
-        split.add(readyNanos, fromIdle, cState);
+        split.add(readyNanos, bin, fromIdle, cState);
         readyCount++;
         readySum += readyNanos;
         if (readyNanos > readyMax) readyMax = readyNanos;
         if (readies == null) readies = newSketch();
-        add(readies, readyNanos);
+        add(readies, readyNanos, bin);
         if (readier != Integer.MIN_VALUE) {
             if (readiers == null) readiers = new Int2LongOpenHashMap();
             readiers.addTo(readier, 1);

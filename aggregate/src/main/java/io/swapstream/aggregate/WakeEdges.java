@@ -39,18 +39,18 @@ public final class WakeEdges {
         long readyMax = Long.MIN_VALUE;
         DDSketch readies;
 
-        void add(long waitNanos, long readyNanos) {
+        void add(long waitNanos, long readyNanos, int readyBin) {
             wakes++;
             waitSum += waitNanos;
             if (waitNanos > waitMax) waitMax = waitNanos;
-            if (waits == null) waits = ThreadStatsAccumulator.newSketch();
+            if (waits == null) waits = ThreadStatsAccumulator.newWideSketch();
             ThreadStatsAccumulator.add(waits, waitNanos);
             if (readyNanos == ThreadStatsAccumulator.NONE) return;
             readyCount++;
             readySum += readyNanos;
             if (readyNanos > readyMax) readyMax = readyNanos;
             if (readies == null) readies = ThreadStatsAccumulator.newSketch();
-            ThreadStatsAccumulator.add(readies, readyNanos);
+            ThreadStatsAccumulator.add(readies, readyNanos, readyBin);
         }
     }
 
@@ -73,12 +73,17 @@ public final class WakeEdges {
      * {@code readyNanos} ({@link ThreadStatsAccumulator#NONE} when not known).
      */
     public void add(long nanos, int waker, int woken, long waitNanos, long readyNanos) {
+        add(nanos, waker, woken, waitNanos, readyNanos, readyNanos == ThreadStatsAccumulator.NONE ? 0 : ThreadStatsAccumulator.bin(readyNanos));
+    }
+
+    /** {@link #add}, the ready time's sketch bin known ({@link ThreadStatsAccumulator#bin}). */
+    void add(long nanos, int waker, int woken, long waitNanos, long readyNanos, int readyBin) {
         if (nanos < first) first = nanos;
         if (nanos > last) last = nanos;
         long k = key(waker, woken);
         Edge e = edges.get(k);
         if (e == null) edges.put(k, e = new Edge());
-        e.add(waitNanos, readyNanos);
+        e.add(waitNanos, readyNanos, readyBin);
     }
 
     /**
