@@ -159,6 +159,31 @@ public final class ReadySplit {
         r.put("readyIdleWakeSumNanosByCState", sums);
     }
 
+    /**
+     * Sets the split's counts, sums, maps and sketches on a revision's {@code added} record
+     * (ProcessStatsAdded, HostStatsAdded): what a reader adds up over revisions, so no maximum or percentile.
+     */
+    public void fillAdded(SpecificRecordBase r) {
+        for (Object[] k : new Object[][] {{idleWake, "readyIdleWake"}, {contended, "readyContended"}}) {
+            Latencies l = (Latencies) k[0];
+            String prefix = (String) k[1];
+            r.put(prefix + "Count", l.count);
+            r.put(prefix + "SumNanos", l.sum);
+            r.put(prefix + "Sketch", l.count > 0 && l.sketch != null ? SketchBytes.of(l.sketch) : null);
+        }
+        Map<String, Long> counts = new LinkedHashMap<>();
+        Map<String, Long> sums = new LinkedHashMap<>();
+        if (cStateCounts != null) {
+            for (int i = 0; i < C_STATES; i++) {
+                if (cStateCounts[i] == 0) continue;
+                counts.put("C" + i, cStateCounts[i]);
+                sums.put("C" + i, cStateSums[i]);
+            }
+        }
+        r.put("readyIdleWakeByCState", counts);
+        r.put("readyIdleWakeSumNanosByCState", sums);
+    }
+
     private static void fillFields(Latencies l, SpecificRecordBase r, String prefix) {
         boolean any = l.count > 0;
         r.put(prefix + "Count", l.count);

@@ -174,7 +174,8 @@ class FleetMetricsTest {
         p.setRunSumNanos(0L);
         p.setSwitchInCount(7L * (revision + 1));
         if (added != null) {
-            p.setAdded(new ProcessStatsAdded(1L, 7L, 0L, 0L, (long) added.length, sum(added), 0L, null, SketchBytes.of(sketch(added)), null));
+            p.setAdded(ProcessStatsAdded.newBuilder().setThreads(1L).setSwitchInCount(7L).setReadyCount(added.length).setReadySumNanos(sum(added))
+                    .setReadySketch(SketchBytes.of(sketch(added))).build());
         }
         return p;
     }

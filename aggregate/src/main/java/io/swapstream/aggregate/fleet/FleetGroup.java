@@ -196,8 +196,11 @@ public final class FleetGroup {
         split.fill(p);
         if (addedInRow != null) {
             FleetGroup a = addedInRow;
-            p.setAdded(new ProcessStatsAdded(a.threads, a.switchIn, a.waitCount, a.waitSum, a.readyCount, a.readySum, a.runSum,
-                    bytes(a.waits), bytes(a.readies), bytes(a.runs)));
+            ProcessStatsAdded added = ProcessStatsAdded.newBuilder().setThreads(a.threads).setSwitchInCount(a.switchIn)
+                    .setWaitCount(a.waitCount).setWaitSumNanos(a.waitSum).setReadyCount(a.readyCount).setReadySumNanos(a.readySum)
+                    .setRunSumNanos(a.runSum).setWaitSketch(bytes(a.waits)).setReadySketch(bytes(a.readies)).setRunSketch(bytes(a.runs)).build();
+            a.split.fillAdded(added);
+            p.setAdded(added);
         }
         return p;
     }
@@ -230,8 +233,11 @@ public final class FleetGroup {
         split.fill(h);
         if (addedInRow != null) {
             FleetGroup a = addedInRow;
-            h.setAdded(new HostStatsAdded(a.threads, a.switchIn, a.waitCount, a.waitSum, a.readyCount, a.readySum, a.runSum,
-                    bytes(a.waits), bytes(a.readies), bytes(a.runs)));
+            HostStatsAdded added = HostStatsAdded.newBuilder().setThreads(a.threads).setSwitchInCount(a.switchIn)
+                    .setWaitCount(a.waitCount).setWaitSumNanos(a.waitSum).setReadyCount(a.readyCount).setReadySumNanos(a.readySum)
+                    .setRunSumNanos(a.runSum).setWaitSketch(bytes(a.waits)).setReadySketch(bytes(a.readies)).setRunSketch(bytes(a.runs)).build();
+            a.split.fillAdded(added);
+            h.setAdded(added);
         }
         return h;
     }

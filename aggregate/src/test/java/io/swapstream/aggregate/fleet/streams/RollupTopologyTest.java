@@ -177,20 +177,30 @@ class RollupTopologyTest {
             Map<String, long[]> counted = new java.util.HashMap<>();
             for (KeyValue<String, ProcessStats> kv : p) {
                 ProcessStats r = kv.value;
-                long[] c = counted.computeIfAbsent(kv.key, k -> new long[2]);
+                long[] c = counted.computeIfAbsent(kv.key, k -> new long[5]);
                 if (r.getRevision() == 0) {
                     assertEquals(null, r.getAdded(), kv.key);
                     c[0] += r.getReadyCount();
                     c[1] += r.getThreads();
+                    c[2] += r.getReadyIdleWakeCount();
+                    c[3] += r.getReadyContendedSumNanos();
+                    c[4] += r.getReadyIdleWakeByCState().values().stream().mapToLong(Long::longValue).sum();
                 } else {
                     c[0] += r.getAdded().getReadyCount();
                     c[1] += r.getAdded().getThreads();
+                    c[2] += r.getAdded().getReadyIdleWakeCount();
+                    c[3] += r.getAdded().getReadyContendedSumNanos();
+                    c[4] += r.getAdded().getReadyIdleWakeByCState().values().stream().mapToLong(Long::longValue).sum();
                 }
             }
             for (ProcessStats e : processes.processRows()) {
                 long[] c = counted.get(RollupTopology.rowKey(e.getProcessName(), e.getWindowStartNanos()));
                 assertEquals(e.getReadyCount(), c[0], "ready times once: " + e.getProcessName());
                 assertEquals(e.getThreads(), c[1], "thread rows once: " + e.getProcessName());
+                // the ready split too: what a counter of idle wake-ups and contended ready time adds up over revisions
+                assertEquals(e.getReadyIdleWakeCount(), c[2], "idle wake-ups once: " + e.getProcessName());
+                assertEquals(e.getReadyContendedSumNanos(), c[3], "contended ready time once: " + e.getProcessName());
+                assertEquals(e.getReadyIdleWakeByCState().values().stream().mapToLong(Long::longValue).sum(), c[4], e.getProcessName());
             }
             assertTrue(rows.stream().mapToLong(ThreadStats::getWindowStartNanos).distinct().count() > 3, "several windows");
         }
