@@ -144,19 +144,9 @@ public final class ReadySplit {
 
     /** Sets the split's fields of a ThreadStats, ProcessStats or HostStats record. */
     public void fill(SpecificRecordBase r) {
-        fillFields(idleWake, r, "readyIdleWake");
-        fillFields(contended, r, "readyContended");
-        Map<String, Long> counts = new LinkedHashMap<>();
-        Map<String, Long> sums = new LinkedHashMap<>();
-        if (cStateCounts != null) {
-            for (int i = 0; i < C_STATES; i++) {
-                if (cStateCounts[i] == 0) continue;
-                counts.put("C" + i, cStateCounts[i]);
-                sums.put("C" + i, cStateSums[i]);
-            }
-        }
-        r.put("readyIdleWakeByCState", counts);
-        r.put("readyIdleWakeSumNanosByCState", sums);
+        fillFields(idleWake, r, "readyIdleWake", true);
+        fillFields(contended, r, "readyContended", true);
+        fillCStates(r);
     }
 
     /**
@@ -164,13 +154,12 @@ public final class ReadySplit {
      * (ProcessStatsAdded, HostStatsAdded): what a reader adds up over revisions, so no maximum or percentile.
      */
     public void fillAdded(SpecificRecordBase r) {
-        for (Object[] k : new Object[][] {{idleWake, "readyIdleWake"}, {contended, "readyContended"}}) {
-            Latencies l = (Latencies) k[0];
-            String prefix = (String) k[1];
-            r.put(prefix + "Count", l.count);
-            r.put(prefix + "SumNanos", l.sum);
-            r.put(prefix + "Sketch", l.count > 0 && l.sketch != null ? SketchBytes.of(l.sketch) : null);
-        }
+        fillFields(idleWake, r, "readyIdleWake", false);
+        fillFields(contended, r, "readyContended", false);
+        fillCStates(r);
+    }
+
+    private void fillCStates(SpecificRecordBase r) {
         Map<String, Long> counts = new LinkedHashMap<>();
         Map<String, Long> sums = new LinkedHashMap<>();
         if (cStateCounts != null) {
@@ -184,12 +173,14 @@ public final class ReadySplit {
         r.put("readyIdleWakeSumNanosByCState", sums);
     }
 
-    private static void fillFields(Latencies l, SpecificRecordBase r, String prefix) {
+    private static void fillFields(Latencies l, SpecificRecordBase r, String prefix, boolean extremes) {
         boolean any = l.count > 0;
         r.put(prefix + "Count", l.count);
         r.put(prefix + "SumNanos", l.sum);
-        r.put(prefix + "MaxNanos", any ? l.max : null);
-        r.put(prefix + "P99Nanos", any ? l.p99() : null);
+        if (extremes) {
+            r.put(prefix + "MaxNanos", any ? l.max : null);
+            r.put(prefix + "P99Nanos", any ? l.p99() : null);
+        }
         r.put(prefix + "Sketch", any && l.sketch != null ? SketchBytes.of(l.sketch) : null);
     }
 
