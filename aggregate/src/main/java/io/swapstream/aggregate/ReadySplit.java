@@ -57,7 +57,7 @@ public final class ReadySplit {
         public long sum() { return sum; }
 
         Long p99() {
-            return ThreadStatsAccumulator.quantiles(sketch, count, 0, max)[2];
+            return ThreadStatsAccumulator.p99(sketch, count, max);
         }
     }
 

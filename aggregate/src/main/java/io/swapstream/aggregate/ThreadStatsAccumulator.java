@@ -97,14 +97,6 @@ public final class ThreadStatsAccumulator {
         return new UnboundedSizeDenseStore(64, 32);
     }
 
-    /**
-     * A sketch for many values over the whole range, few of them at once (a window's wake edges): bins in
-     * steps of 256 with 128 spare, so a new extreme seldom re-centres the array.
-     */
-    static DDSketch newWideSketch() {
-        return new DDSketch(MAPPING, () -> new UnboundedSizeDenseStore(256, 128));
-    }
-
     void seen(long nanos) {
         if (nanos < firstNanos) firstNanos = nanos;
         if (nanos > lastNanos) lastNanos = nanos;
@@ -254,10 +246,44 @@ public final class ThreadStatsAccumulator {
      */
     public static Long[] quantiles(DDSketch sketch, long count, long min, long max) {
         Long[] out = new Long[QUANTILES.length];
-        if (count == 0 || sketch == null || sketch.getCount() == 0) return out;
-        double[] v = sketch.getValuesAtQuantiles(QUANTILES);
-        for (int i = 0; i < v.length; i++) out[i] = Math.max(min, Math.min(max, Math.round(v[i])));
+        if (count == 0 || sketch == null) return out;
+        // DDSketch.getValueAtQuantile's rule (the first bin whose count from the bottom passes q (n - 1)), in one
+        // pass for the three: the library walks the bins once a quantile
+        double positive = sketch.getPositiveValueStore().getTotalCount();
+        double total = sketch.getCount();
+        if (total == 0) return out;
+        double below = total - positive; // the zeros: no negative values here
+        int q = 0;
+        for (; q < QUANTILES.length && below > QUANTILES[q] * (total - 1); q++) out[q] = Math.max(min, Math.min(max, 0L));
+        for (java.util.Iterator<com.datadoghq.sketch.ddsketch.store.Bin> it = sketch.getPositiveValueStore().getAscendingIterator();
+                q < QUANTILES.length && it.hasNext(); ) {
+            com.datadoghq.sketch.ddsketch.store.Bin bin = it.next();
+            below += bin.getCount();
+            long value = Math.round(MAPPING.value(bin.getIndex()));
+            for (; q < QUANTILES.length && below > QUANTILES[q] * (total - 1); q++) out[q] = Math.max(min, Math.min(max, value));
+        }
         return out;
+    }
+
+    /**
+     * The 99th percentile of {@code sketch} as {@link DDSketch#getValueAtQuantile} gives it (the same bin), held
+     * within [0, max]; null when it holds nothing. From the top down: a hundredth of the values is passed, not
+     * all but a hundredth (the rows of short windows take several of these each).
+     */
+    public static Long p99(DDSketch sketch, long count, long max) {
+        if (count == 0 || sketch == null) return null;
+        double total = sketch.getCount(); // a pass over the bins: once
+        if (total == 0) return null;
+        double rank = 0.99 * (total - 1);
+        double above = 0;
+        for (java.util.Iterator<com.datadoghq.sketch.ddsketch.store.Bin> it = sketch.getPositiveValueStore().getDescendingIterator();
+                it.hasNext(); ) {
+            com.datadoghq.sketch.ddsketch.store.Bin bin = it.next();
+            // the bin where the count from the bottom first passes the rank
+            if (total - above - bin.getCount() <= rank) return Math.max(0, Math.min(max, Math.round(MAPPING.value(bin.getIndex()))));
+            above += bin.getCount();
+        }
+        return 0L; // the rank falls among the zeros (DDSketch's zero count)
     }
 
     /** The most frequent readiers, most first (ties: lower thread id first), as decimal ids. */

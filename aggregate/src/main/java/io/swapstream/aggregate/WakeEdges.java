@@ -43,7 +43,7 @@ public final class WakeEdges {
             wakes++;
             waitSum += waitNanos;
             if (waitNanos > waitMax) waitMax = waitNanos;
-            if (waits == null) waits = ThreadStatsAccumulator.newWideSketch();
+            if (waits == null) waits = ThreadStatsAccumulator.newSketch();
             ThreadStatsAccumulator.add(waits, waitNanos);
             if (readyNanos == ThreadStatsAccumulator.NONE) return;
             readyCount++;
@@ -133,7 +133,8 @@ public final class WakeEdges {
         r.setReadyMaxNanos(e.readyCount > 0 ? e.readyMax : null);
         r.setWaitSketch(e.waits == null ? null : SketchBytes.of(e.waits));
         r.setReadySketch(e.readies == null ? null : SketchBytes.of(e.readies));
-        percentiles(r);
+        r.setWaitP99Nanos(ThreadStatsAccumulator.p99(e.waits, e.wakes, e.waitMax));
+        r.setReadyP99Nanos(ThreadStatsAccumulator.p99(e.readies, e.readyCount, e.readyMax));
         return r;
     }
 
@@ -174,7 +175,7 @@ public final class WakeEdges {
 
     private static Long p99(ByteBuffer sketch, long count, Long max) {
         if (sketch == null || count == 0) return null;
-        return ThreadStatsAccumulator.quantiles(SketchBytes.read(sketch), count, 0, max)[2];
+        return ThreadStatsAccumulator.p99(SketchBytes.read(sketch), count, max);
     }
 
     /** The open window's edges, for a state store (sketches in their protobuf form). */
