@@ -16,7 +16,7 @@ import java.io.UncheckedIOException;
 public final class AccumulatorCodec {
     private AccumulatorCodec() {}
 
-    static final StateFormat FORMAT = new StateFormat("thread accumulator", 3);
+    static final StateFormat FORMAT = new StateFormat("thread accumulator", 4);
 
     private static final ThreadLocal<StateWriter> WRITER = ThreadLocal.withInitial(() -> new StateWriter(4096));
 
@@ -58,7 +58,6 @@ public final class AccumulatorCodec {
     private static byte[] encode(ThreadStatsAccumulator a, long windowStart) {
         GrowingByteArrayOutput[] scratch = SCRATCH.get();
         GrowingByteArrayOutput waits = sketch(a.waits, scratch[0]);
-        GrowingByteArrayOutput readies = sketch(a.readies, scratch[1]);
         GrowingByteArrayOutput runs = sketch(a.runs, scratch[2]);
         StateWriter o = WRITER.get();
         o.clear();
@@ -79,7 +78,6 @@ public final class AccumulatorCodec {
             for (int i = 0; i < pmc; i++) b.writeLong(a.pmcDeltas[i]);
             b.writeInt(waits.numWrittenBytes()).raw(waits.backingArray(), 0, waits.numWrittenBytes());
             b.writeLong(a.readyCount).writeLong(a.readySum).writeLong(a.readyMax);
-            b.writeInt(readies.numWrittenBytes()).raw(readies.backingArray(), 0, readies.numWrittenBytes());
             b.writeInt(a.readiers == null ? 0 : a.readiers.size());
             if (a.readiers != null) {
                 for (it.unimi.dsi.fastutil.ints.Int2LongMap.Entry e : a.readiers.int2LongEntrySet()) {
@@ -135,8 +133,6 @@ public final class AccumulatorCodec {
             a.readyCount = b.readLong();
             a.readySum = b.readLong();
             a.readyMax = b.readLong();
-            int n = b.readInt();
-            if (n > 0) a.readies = sketch(b.raw(n));
             int readiers = b.readInt();
             if (readiers > 0) {
                 a.readiers = new it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap(readiers);

@@ -87,6 +87,15 @@ public final class ReadySplit {
         }
     }
 
+    /** Every ready time's sketch: the two halves merged, in a new sketch (null when neither has one). */
+    DDSketch merged() {
+        if (idleWake.sketch == null && contended.sketch == null) return null;
+        DDSketch all = ThreadStatsAccumulator.newSketch();
+        if (idleWake.sketch != null) all.mergeWith(idleWake.sketch);
+        if (contended.sketch != null) all.mergeWith(contended.sketch);
+        return all;
+    }
+
     public void merge(ReadySplit o) {
         idleWake.merge(o.idleWake);
         contended.merge(o.contended);

@@ -50,9 +50,11 @@ public final class ThreadStatsAccumulator {
     long readyCount;
     long readySum;
     long readyMax = Long.MIN_VALUE;
-    /** Made at the first ready time: many threads of a trace without ReadyThread events and runnable switch-outs have none. */
-    DDSketch readies;
-    /** Ready time split into idle wake-ups and contention; null until the first ready time. */
+    /**
+     * Ready time split into idle wake-ups and contention; null until the first ready time (many threads of a
+     * trace without ReadyThread events and runnable switch-outs have none). The two halves' sketches are the
+     * ready times' sketch, merged when a row is made: a value goes to one sketch, not two.
+     */
     ReadySplit split;
     /** What a row without ready times carries: zeros and empty maps. */
     private static final ReadySplit NO_READY = new ReadySplit();
@@ -173,8 +175,6 @@ public final class ThreadStatsAccumulator {
         readyCount++;
         readySum += readyNanos;
         if (readyNanos > readyMax) readyMax = readyNanos;
-        if (readies == null) readies = newSketch();
-        add(readies, readyNanos, bin);
         if (readier != Integer.MIN_VALUE) {
             if (readiers == null) readiers = new Int2LongOpenHashMap();
             readiers.addTo(readier, 1);
@@ -221,10 +221,6 @@ public final class ThreadStatsAccumulator {
         readyCount += o.readyCount;
         readySum += o.readySum;
         readyMax = Math.max(readyMax, o.readyMax);
-        if (o.readies != null) {
-            if (readies == null) readies = newSketch();
-            readies.mergeWith(o.readies);
-        }
         if (o.split != null) {
             if (split == null) split = new ReadySplit();
             split.merge(o.split);
@@ -328,6 +324,7 @@ public final class ThreadStatsAccumulator {
         boolean waited = waitCount > 0;
         boolean prio = priorityCount > 0;
         Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
+        DDSketch readies = split == null ? null : split.merged();
         Long[] ready = quantiles(readies, readyCount, 0, readyMax);
         // the record's setters, not its builder: the builder checks each field and fills defaults, per row and in code the JIT compiles
         ThreadStats s = new ThreadStats();
