@@ -156,7 +156,7 @@ function wakesPanel(name) {
   const div = document.createElement("div");
   div.id = "wakes";
   div.className = "wakes";
-  json("/api/wakes?process=" + encodeURIComponent(name == null ? "" : name) + "&top=10").then(w => {
+  json("/api/wakes?process=" + encodeURIComponent(unknown(name)) + "&top=10").then(w => {
     div.replaceChildren(
       wakesTable(unknown(name) + " is woken by", w.wakers, e => e.wakerProcess),
       wakesTable(unknown(name) + " wakes", w.wakes, e => e.wokenProcess));

@@ -142,6 +142,15 @@ public final class SessionStatistics {
 
     public long windowNanos() { return windowNanos; }
 
+    /**
+     * The session and host its rows and edges name: a stage that opens a session from its stores sets them,
+     * as a restored session's next record may end it before any batch says them.
+     */
+    public void identify(String session, String host) {
+        this.session = session;
+        this.host = host;
+    }
+
     /** Takes every row of {@code b}, columns straight into the accumulators. */
     public void accept(SwitchBatch b) {
         session = b.session();

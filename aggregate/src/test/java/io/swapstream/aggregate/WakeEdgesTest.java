@@ -79,6 +79,37 @@ class WakeEdgesTest {
         assertTrue(actual.keySet().stream().filter(k -> k.contains(" app")).count() > 20, actual.keySet().toString());
     }
 
+    /**
+     * A session opened from the stores (its open window's edges and carried state restored, no batch since) that
+     * ends at once: its edges go out named by the session and host the stage gives it, and serialize.
+     */
+    @Test
+    void restoredEdgesOfASessionEndingAtOnceNameItsSessionAndHost() throws Exception {
+        Path f = dir.resolve("restored.etl");
+        GeneratorOptions o = GeneratorOptions.defaults().withSwitches(5_000).withMode("cswitch");
+        TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
+        SessionStatistics before = new SessionStatistics(WINDOW);
+        var d = SessionDecoder.decodeBatches(f, "h", null, before::accept, null);
+        io.swapstream.schemas.state.StateWriter state = new io.swapstream.schemas.state.StateWriter(64);
+        before.writeState(state);
+        io.swapstream.schemas.state.StateWriter edges = new io.swapstream.schemas.state.StateWriter(64);
+        before.openEdges().write(edges);
+        SessionStatistics after = new SessionStatistics(WINDOW);
+        byte[] s = state.toByteArray();
+        byte[] e = edges.toByteArray();
+        after.readState(new io.swapstream.schemas.state.StateReader(s, 0, s.length));
+        after.restoreEdges(WakeEdges.read(new io.swapstream.schemas.state.StateReader(e, 0, e.length)));
+        after.identify(d.session().session(), "h");
+        after.closeAll();
+        List<WakeEdge> out = after.wakeEdges();
+        assertTrue(!out.isEmpty());
+        for (WakeEdge w : out) {
+            assertEquals(d.session().session(), w.getSession().toString());
+            assertEquals("h", w.getHost().toString());
+            assertTrue(w.toByteBuffer().remaining() > 0);
+        }
+    }
+
     static String image(int pid) {
         return pid == 0 ? WakeEdges.UNKNOWN_NAME : "app" + (pid - 400) / 4 + ".exe";
     }

@@ -199,6 +199,9 @@ class RollupIT {
         }
         assertEquals(expected, got);
         assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base + "/api/wakes")).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        // a window past a long is a bad parameter, not a failure
+        assertEquals(400, http.send(HttpRequest.newBuilder(URI.create(base + "/api/wakes?process=app0.exe&window=9999999999999999999")).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode());
     }
 
     static void fleetPage(String base, List<ProcessStats> expected) throws Exception {

@@ -75,7 +75,7 @@ public final class RollupApi {
         String by = q.getOrDefault("by", "readyP99Nanos");
         if (!kind.sortable().contains(by)) throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + kind.sortable());
         String window = q.getOrDefault("window", "latest");
-        if (!window.equals("latest") && !window.equals("each") && !window.equals("all") && !window.matches("[0-9]{1,19}")) {
+        if (!window.equals("latest") && !window.equals("each") && !window.equals("all") && !isWindowStart(window)) {
             throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, each, all, or a window's start (ns, as /api/windows"
                     + " lists them)");
         }
@@ -224,7 +224,7 @@ public final class RollupApi {
         String process = q.get("process");
         if (process == null || process.isEmpty()) throw new StageHttp.HttpProblem(400, "process: required (an image name, or (interrupt))");
         String window = q.getOrDefault("window", "latest");
-        if (!window.equals("latest") && !window.equals("all") && !window.matches("[0-9]{1,19}")) {
+        if (!window.equals("latest") && !window.equals("all") && !isWindowStart(window)) {
             throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, all, or a window's start (ns)");
         }
         String host = q.get("host");
@@ -287,7 +287,7 @@ public final class RollupApi {
                 String woken = e.getWokenProcess().toString();
                 if (!waker.equals(process) && !woken.equals(process)) continue;
                 if (host != null && !host.equals(e.getHost().toString())) continue;
-                String key = e.getWindowStartNanos() + "/" + waker + "/" + woken;
+                String key = e.getWindowStartNanos() + "\0" + waker + "\0" + woken;
                 WakeEdge had = merged.get(key);
                 if (had == null) merged.put(key, WakeEdge.newBuilder(e).build());
                 else WakeEdges.merge(had, e);
@@ -305,6 +305,17 @@ public final class RollupApi {
             out.add(n);
         });
         return out;
+    }
+
+    /** A window's start as /api/windows lists it: nanoseconds, a long. */
+    private static boolean isWindowStart(String window) {
+        if (!window.matches("[0-9]{1,19}")) return false;
+        try {
+            Long.parseLong(window);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static boolean bool(Map<String, String> q, String name) {

@@ -63,6 +63,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
         this.pages = new AccumulatorPages(session, stores, state.batches > 0);
         this.statistics = new SessionStatistics(settings.windowNanos(), this);
         if (state.statistics.length > 0) statistics.readState(new StateReader(state.statistics, 0, state.statistics.length));
+        statistics.identify(session, state.host != null ? state.host : io.swapstream.etw.LogfileHeader.hostOf(session));
         this.edgesKey = AggregateStores.edgesKey(session);
         if (state.batches > 0) {
             byte[] edges = stores.accumulators().get(edgesKey);

@@ -268,7 +268,9 @@ public final class SchedulerSimulator {
     private void idleExit(int cpu) {
         SimThread t = waking[cpu];
         waking[cpu] = null;
-        switchTo(cpu, t, -1, 0);
+        // the processor went quiet meanwhile: it logs nothing, and the thread waits for another
+        if (usable(cpu)) switchTo(cpu, t, -1, 0);
+        else enqueue(t);
     }
 
     /** A ReadyThread event may be logged on {@code cpu} now: it runs, and did not switch at this very tick. */

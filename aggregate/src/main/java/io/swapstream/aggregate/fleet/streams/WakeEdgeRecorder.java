@@ -26,9 +26,13 @@ final class WakeEdgeRecorder implements Processor<String, WakeEdge, Void, Void> 
         this.keepWindows = settings.keepWindows();
     }
 
-    /** The store key of an edge record: its window (zero-padded: keys sort in time), the two processes, the session. */
+    /**
+     * The store key of an edge record: its window (zero-padded: keys sort in time), then the two processes and
+     * the session apart by NUL, which no name holds (a process name may hold '/').
+     */
     static String storeKey(WakeEdge e) {
-        return RollupProcessor.windowKey(e.getWindowStartNanos()) + "/" + e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getSession();
+        return RollupProcessor.windowKey(e.getWindowStartNanos()) + "/" + e.getWakerProcess() + "\0" + e.getWokenProcess() + "\0"
+                + e.getSession();
     }
 
     @Override
@@ -51,9 +55,9 @@ final class WakeEdgeRecorder implements Processor<String, WakeEdge, Void, Void> 
     }
 
     private void drop(long start) {
-        String from = RollupProcessor.windowKey(start) + "/";
         List<String> keys = new ArrayList<>();
-        try (KeyValueIterator<String, WakeEdge> it = store.range(from, from + Character.MAX_VALUE)) {
+        // every key of the window: '0' sorts right after '/', whatever the names after it
+        try (KeyValueIterator<String, WakeEdge> it = store.range(RollupProcessor.windowKey(start) + "/", RollupProcessor.windowKey(start) + "0")) {
             it.forEachRemaining(kv -> keys.add(kv.key));
         }
         keys.forEach(store::delete);
