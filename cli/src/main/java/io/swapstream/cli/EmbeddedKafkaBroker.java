@@ -104,7 +104,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 p.store(out, "swapstream broker, node " + nodeId + " of " + controllers);
             }
             ByteArrayOutputStream log = new ByteArrayOutputStream();
-            int rc = StorageTool.execute(new String[] {"format", "-t", clusterId(controllers), "-c", config.toString()},
+            // "--name=value": a cluster id may begin with '-', which the tool would read as an option
+            int rc = StorageTool.execute(new String[] {"format", "--cluster-id=" + clusterId(controllers), "--config=" + config},
                     new PrintStream(log, true, StandardCharsets.UTF_8));
             if (rc != 0) throw new IOException("formatting the node's storage in " + dataDir + " failed: " + log);
         } else {
