@@ -27,20 +27,25 @@ function topNames(map) {
   return Object.entries(map || {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name]) => unknown(name)).join(", ");
 }
 
+/** The times both tables show, in the same columns. */
+const TIMES = [
+  { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
+  { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
+  { head: "wake-up p99 ms", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
+      title: r => "ready time of switch-ins from idle (" + (r.readyIdleWakeCount || 0) + "): " + cStates(r) },
+  { head: "contended p99 ms", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
+      title: r => "ready time of switch-ins over a busy processor (" + (r.readyContendedCount || 0) + ")" },
+  { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
+  { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
+];
+
 const COLUMNS = {
   processes: [
     { head: "process", cls: "text name clip", show: r => unknown(r.processName) },
     { head: "window (UTC)", cls: "text", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16) },
     { head: "hosts", num: r => r.hosts },
     { head: "threads", num: r => r.threads },
-    { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
-    { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
-    { head: "wake-up p99 ms", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
-      title: r => "ready time of switch-ins from idle (" + (r.readyIdleWakeCount || 0) + "): " + cStates(r) },
-    { head: "contended p99 ms", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
-      title: r => "ready time of switch-ins over a busy processor (" + (r.readyContendedCount || 0) + ")" },
-    { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
-    { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
+    ...TIMES,
     { head: "hosts with most ready time", cls: "text clip", show: r => topNames(r.topHosts) },
   ],
   hosts: [
@@ -48,14 +53,7 @@ const COLUMNS = {
     { head: "window (UTC)", cls: "text", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16) },
     { head: "processes", num: r => r.processes },
     { head: "threads", num: r => r.threads },
-    { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
-    { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
-    { head: "wake-up p99 ms", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
-      title: r => "ready time of switch-ins from idle (" + (r.readyIdleWakeCount || 0) + "): " + cStates(r) },
-    { head: "contended p99 ms", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
-      title: r => "ready time of switch-ins over a busy processor (" + (r.readyContendedCount || 0) + ")" },
-    { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
-    { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
+    ...TIMES,
     { head: "its threads", cls: "text", link: true },
   ],
 };

@@ -54,6 +54,26 @@ public final class ReadySplit {
         }
 
         public long count() { return count; }
+
+        /** For a state store: the numbers, then the sketch in its protobuf form (-1: none). */
+        void write(StateWriter o) {
+            o.writeLong(count).writeLong(sum).writeLong(max);
+            ByteBuffer b = sketch == null ? null : SketchBytes.of(sketch);
+            o.writeInt(b == null ? -1 : b.remaining());
+            if (b != null) o.raw(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        }
+
+        void read(StateReader in) {
+            count = in.readLong();
+            sum = in.readLong();
+            max = in.readLong();
+            int n = in.readInt();
+            sketch = n < 0 ? null : SketchBytes.read(ByteBuffer.wrap(in.raw(n)));
+        }
+
+        Long maxOrNull() {
+            return count > 0 ? max : null;
+        }
         public long sum() { return sum; }
 
         Long p99() {
@@ -204,12 +224,8 @@ public final class ReadySplit {
 
     /** For state stores: sketches in DDSketch's protobuf form, as the rows have them. */
     public void write(StateWriter o) {
-        for (Latencies l : new Latencies[] {idleWake, contended}) {
-            o.writeLong(l.count).writeLong(l.sum).writeLong(l.max);
-            ByteBuffer b = l.sketch == null ? null : SketchBytes.of(l.sketch);
-            o.writeInt(b == null ? -1 : b.remaining());
-            if (b != null) o.raw(b.array(), b.arrayOffset() + b.position(), b.remaining());
-        }
+        idleWake.write(o);
+        contended.write(o);
         o.writeBoolean(cStateCounts != null);
         if (cStateCounts != null) {
             for (int i = 0; i < C_STATES; i++) o.writeLong(cStateCounts[i]).writeLong(cStateSums[i]);
@@ -217,13 +233,8 @@ public final class ReadySplit {
     }
 
     public void read(StateReader in) {
-        for (Latencies l : new Latencies[] {idleWake, contended}) {
-            l.count = in.readLong();
-            l.sum = in.readLong();
-            l.max = in.readLong();
-            int n = in.readInt();
-            l.sketch = n < 0 ? null : SketchBytes.read(ByteBuffer.wrap(in.raw(n)));
-        }
+        idleWake.read(in);
+        contended.read(in);
         if (in.readBoolean()) {
             cStateCounts = new long[C_STATES];
             cStateSums = new long[C_STATES];

@@ -28,29 +28,14 @@ public final class WakeEdges {
     public static final String INTERRUPT_NAME = "(interrupt)";
     public static final String UNKNOWN_NAME = "(unknown)";
 
-    /** One edge's numbers. */
+    /** One edge's numbers: the waits it ended, and the ready times after (those known). */
     static final class Edge {
-        long wakes;
-        long waitSum;
-        long waitMax = Long.MIN_VALUE;
-        DDSketch waits;
-        long readyCount;
-        long readySum;
-        long readyMax = Long.MIN_VALUE;
-        DDSketch readies;
+        final ReadySplit.Latencies waits = new ReadySplit.Latencies();
+        final ReadySplit.Latencies readies = new ReadySplit.Latencies();
 
         void add(long waitNanos, long readyNanos, int readyBin) {
-            wakes++;
-            waitSum += waitNanos;
-            if (waitNanos > waitMax) waitMax = waitNanos;
-            if (waits == null) waits = ThreadStatsAccumulator.newSketch();
-            ThreadStatsAccumulator.add(waits, waitNanos);
-            if (readyNanos == ThreadStatsAccumulator.NONE) return;
-            readyCount++;
-            readySum += readyNanos;
-            if (readyNanos > readyMax) readyMax = readyNanos;
-            if (readies == null) readies = ThreadStatsAccumulator.newSketch();
-            ThreadStatsAccumulator.add(readies, readyNanos, readyBin);
+            waits.add(waitNanos, ThreadStatsAccumulator.bin(waitNanos));
+            if (readyNanos != ThreadStatsAccumulator.NONE) readies.add(readyNanos, readyBin);
         }
     }
 
@@ -125,16 +110,16 @@ public final class WakeEdges {
         r.setSession(session);
         r.setWindowStartNanos(start);
         r.setWindowEndNanos(end);
-        r.setWakeCount(e.wakes);
-        r.setWaitSumNanos(e.waitSum);
-        r.setWaitMaxNanos(e.wakes > 0 ? e.waitMax : null);
-        r.setReadyCount(e.readyCount);
-        r.setReadySumNanos(e.readySum);
-        r.setReadyMaxNanos(e.readyCount > 0 ? e.readyMax : null);
-        r.setWaitSketch(e.waits == null ? null : SketchBytes.of(e.waits));
-        r.setReadySketch(e.readies == null ? null : SketchBytes.of(e.readies));
-        r.setWaitP99Nanos(ThreadStatsAccumulator.p99(e.waits, e.wakes, e.waitMax));
-        r.setReadyP99Nanos(ThreadStatsAccumulator.p99(e.readies, e.readyCount, e.readyMax));
+        r.setWakeCount(e.waits.count);
+        r.setWaitSumNanos(e.waits.sum);
+        r.setWaitMaxNanos(e.waits.maxOrNull());
+        r.setReadyCount(e.readies.count);
+        r.setReadySumNanos(e.readies.sum);
+        r.setReadyMaxNanos(e.readies.maxOrNull());
+        r.setWaitSketch(e.waits.sketch == null ? null : SketchBytes.of(e.waits.sketch));
+        r.setReadySketch(e.readies.sketch == null ? null : SketchBytes.of(e.readies.sketch));
+        r.setWaitP99Nanos(e.waits.p99());
+        r.setReadyP99Nanos(e.readies.p99());
         return r;
     }
 
@@ -183,13 +168,9 @@ public final class WakeEdges {
         o.writeLong(first).writeLong(last).writeInt(edges.size());
         for (Long2ObjectMap.Entry<Edge> x : edges.long2ObjectEntrySet()) {
             Edge e = x.getValue();
-            o.writeLong(x.getLongKey()).writeLong(e.wakes).writeLong(e.waitSum).writeLong(e.waitMax)
-                    .writeLong(e.readyCount).writeLong(e.readySum).writeLong(e.readyMax);
-            for (DDSketch s : new DDSketch[] {e.waits, e.readies}) {
-                ByteBuffer b = s == null ? null : SketchBytes.of(s);
-                o.writeInt(b == null ? -1 : b.remaining());
-                if (b != null) o.raw(b.array(), b.arrayOffset() + b.position(), b.remaining());
-            }
+            o.writeLong(x.getLongKey());
+            e.waits.write(o);
+            e.readies.write(o);
         }
     }
 
@@ -200,16 +181,8 @@ public final class WakeEdges {
         for (int n = in.readInt(); n > 0; n--) {
             long key = in.readLong();
             Edge e = new Edge();
-            e.wakes = in.readLong();
-            e.waitSum = in.readLong();
-            e.waitMax = in.readLong();
-            e.readyCount = in.readLong();
-            e.readySum = in.readLong();
-            e.readyMax = in.readLong();
-            int k = in.readInt();
-            if (k >= 0) e.waits = SketchBytes.read(ByteBuffer.wrap(in.raw(k)));
-            k = in.readInt();
-            if (k >= 0) e.readies = SketchBytes.read(ByteBuffer.wrap(in.raw(k)));
+            e.waits.read(in);
+            e.readies.read(in);
             w.edges.put(key, e);
         }
         return w;

@@ -194,14 +194,7 @@ public final class FleetGroup {
         p.setFinal$(isFinal);
         p.setRevision(Math.max(0, revision));
         split.fill(p);
-        if (addedInRow != null) {
-            FleetGroup a = addedInRow;
-            ProcessStatsAdded added = ProcessStatsAdded.newBuilder().setThreads(a.threads).setSwitchInCount(a.switchIn)
-                    .setWaitCount(a.waitCount).setWaitSumNanos(a.waitSum).setReadyCount(a.readyCount).setReadySumNanos(a.readySum)
-                    .setRunSumNanos(a.runSum).setWaitSketch(bytes(a.waits)).setReadySketch(bytes(a.readies)).setRunSketch(bytes(a.runs)).build();
-            a.split.fillAdded(added);
-            p.setAdded(added);
-        }
+        if (addedInRow != null) p.setAdded(addedInRow.fillAdded(new ProcessStatsAdded()));
         return p;
     }
 
@@ -231,15 +224,24 @@ public final class FleetGroup {
         h.setFinal$(isFinal);
         h.setRevision(Math.max(0, revision));
         split.fill(h);
-        if (addedInRow != null) {
-            FleetGroup a = addedInRow;
-            HostStatsAdded added = HostStatsAdded.newBuilder().setThreads(a.threads).setSwitchInCount(a.switchIn)
-                    .setWaitCount(a.waitCount).setWaitSumNanos(a.waitSum).setReadyCount(a.readyCount).setReadySumNanos(a.readySum)
-                    .setRunSumNanos(a.runSum).setWaitSketch(bytes(a.waits)).setReadySketch(bytes(a.readies)).setRunSketch(bytes(a.runs)).build();
-            a.split.fillAdded(added);
-            h.setAdded(added);
-        }
+        if (addedInRow != null) h.setAdded(addedInRow.fillAdded(new HostStatsAdded()));
         return h;
+    }
+
+    /** This group's counts, sums and sketches on a revision's {@code added} record: ProcessStatsAdded and HostStatsAdded have the same fields. */
+    private <R extends org.apache.avro.specific.SpecificRecordBase> R fillAdded(R added) {
+        added.put("threads", threads);
+        added.put("switchInCount", switchIn);
+        added.put("waitCount", waitCount);
+        added.put("waitSumNanos", waitSum);
+        added.put("readyCount", readyCount);
+        added.put("readySumNanos", readySum);
+        added.put("runSumNanos", runSum);
+        added.put("waitSketch", bytes(waits));
+        added.put("readySketch", bytes(readies));
+        added.put("runSketch", bytes(runs));
+        split.fillAdded(added);
+        return added;
     }
 
     private static ByteBuffer bytes(DDSketch s) {

@@ -75,7 +75,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
     }
 
     /** The open window's wake edges in the store. */
-    static final StateFormat EDGES = new StateFormat("wake edges", 1);
+    static final StateFormat EDGES = new StateFormat("wake edges", 2);
 
     @Override
     public void edgesClosed(List<WakeEdge> edges) {

@@ -39,8 +39,15 @@ final class WakeEdgeRecorder implements Processor<String, WakeEdge, Void, Void> 
     public void init(ProcessorContext<Void, Void> context) {
         store = context.getStateStore(RollupTopology.WAKE_EDGES_STORE);
         starts.clear();
-        try (KeyValueIterator<String, WakeEdge> it = store.all()) {
-            it.forEachRemaining(kv -> starts.add(kv.value.getWindowStartNanos()));
+        // a record of each window, seeking past the rest: the store holds every host's edges of each kept window
+        String from = null;
+        while (true) {
+            try (KeyValueIterator<String, WakeEdge> it = store.range(from, null)) {
+                if (!it.hasNext()) break;
+                long start = it.next().value.getWindowStartNanos();
+                starts.add(start);
+                from = RollupProcessor.windowKey(start) + "0";
+            }
         }
     }
 
