@@ -71,9 +71,11 @@ final class RollupRun implements AutoCloseable {
      */
     List<ProcessStats> processRows(List<ThreadStats> windowRows, long deadlineNanos) throws InterruptedException {
         // the groups the stage will write: each row's process name and window (no merging here; the stage does that)
-        java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        // and how many thread rows each will have merged: a window that closed before a host's rows came goes out again
+        // as a revision with them, and only that revision is the run's row
+        java.util.Map<String, Long> keys = new java.util.LinkedHashMap<>();
         for (ThreadStats t : windowRows) {
-            keys.add(RollupTopology.storeKey(FleetGroup.nameOf(FleetGroup.Kind.PROCESS, t), t.getWindowStartNanos()));
+            keys.merge(RollupTopology.storeKey(FleetGroup.nameOf(FleetGroup.Kind.PROCESS, t), t.getWindowStartNanos()), 1L, Long::sum);
         }
         awaitTaken(windowRows.size(), deadlineNanos);
         control.endOfInput();
@@ -83,9 +85,9 @@ final class RollupRun implements AutoCloseable {
             try {
                 ReadOnlyKeyValueStore<String, ProcessStats> store = streams.store(StoreQueryParameters.fromNameAndType(
                         RollupTopology.PROCESS_ROWS_STORE, QueryableStoreTypes.keyValueStore()));
-                for (String k : keys) {
-                    ProcessStats p = store.get(k);
-                    if (p != null) out.add(p);
+                for (java.util.Map.Entry<String, Long> k : keys.entrySet()) {
+                    ProcessStats p = store.get(k.getKey());
+                    if (p != null && p.getThreads() == k.getValue()) out.add(p);
                 }
             } catch (InvalidStateStoreException e) {
                 // rebalancing: ask again
