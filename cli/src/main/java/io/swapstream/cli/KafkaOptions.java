@@ -37,6 +37,11 @@ final class KafkaOptions {
             description = "Kafka client properties (TLS, SASL, timeouts...) for every producer, consumer, admin and Kafka Streams client")
     Path clientConfig;
 
+    @Option(names = "--schema-registry", paramLabel = "URL", description = "a schema registry with Confluent's API or Apicurio's"
+            + " (schema.registry.url in --client-config): records are written in Confluent's wire format, their schemas registered"
+            + " under TOPIC-value; without it, Avro single-object encoding. Records of either framing are read.")
+    String schemaRegistry;
+
     private Map<String, Object> loaded;
 
     /** The bootstrap servers given, else $KAFKA_BOOTSTRAP; null when neither. */
@@ -88,18 +93,30 @@ final class KafkaOptions {
     /** The properties of --client-config, or none. */
     Map<String, Object> clientConfig() {
         if (loaded != null) return loaded;
-        Map<String, Object> m = new HashMap<>();
-        if (clientConfig != null) {
-            if (!Files.isRegularFile(clientConfig)) throw new UserInputException("--client-config: " + clientConfig + " is not a file");
-            Properties p = new Properties();
-            try (Reader r = Files.newBufferedReader(clientConfig)) {
-                p.load(r);
-            } catch (IOException | IllegalArgumentException e) {
-                throw new UserInputException("--client-config: " + clientConfig + " cannot be read as properties: " + e.getMessage());
-            }
-            p.forEach((k, v) -> m.put(k.toString(), v.toString()));
-        }
+        Map<String, Object> m = properties("--client-config", clientConfig);
+        if (schemaRegistry != null) m.put(SwapstreamConfig.SCHEMA_REGISTRY_URL, registryUrl("--schema-registry", schemaRegistry));
         loaded = m;
+        return m;
+    }
+
+    /** A schema registry's URL as given, checked. */
+    static String registryUrl(String option, String url) {
+        if (!url.matches("(?i)https?://[^/\\s]+(/\\S*)?")) throw new UserInputException(option + ": '" + url + "' is not an http:// or https:// URL");
+        return url;
+    }
+
+    /** The properties of a file an option names, or none when it is null. */
+    static Map<String, Object> properties(String option, Path file) {
+        Map<String, Object> m = new HashMap<>();
+        if (file == null) return m;
+        if (!Files.isRegularFile(file)) throw new UserInputException(option + ": " + file + " is not a file");
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UserInputException(option + ": " + file + " cannot be read as properties: " + e.getMessage());
+        }
+        p.forEach((k, v) -> m.put(k.toString(), v.toString()));
         return m;
     }
 

@@ -87,6 +87,7 @@ final class Pipeline implements AutoCloseable {
         aggregateOverrides.putAll(aggregateSettings(windowNanos, emitIntervalMs));
         Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix,
                 replication, aggregateOverrides);
+        StageConfig.registerSchemas(StageConfig.asMap(d), prefix);
         Topology decodeTopology = decodeTopology(d);
         RowIndexes indexes = new RowIndexes();
         Topology aggregateTopology = aggregateTopology(a, indexes);
@@ -158,7 +159,8 @@ final class Pipeline implements AutoCloseable {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         String topic = SwapstreamConfig.topic(prefix, SwapstreamConfig.THREAD_STATS);
-        Map<String, Object> serdeConfig = Map.of(SwapstreamConfig.TOPIC_PREFIX, prefix);
+        Map<String, Object> serdeConfig = new HashMap<>(consumerConfig);
+        serdeConfig.put(SwapstreamConfig.TOPIC_PREFIX, prefix);
         try (KafkaConsumer<String, ThreadStats> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
                 RecordSerdeFactory.from(serdeConfig).serde(ThreadStats.class, serdeConfig).deserializer())) {
             consumer.assign(consumer.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList());

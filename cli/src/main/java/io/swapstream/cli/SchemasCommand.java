@@ -7,7 +7,13 @@ import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
+import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.serde.SchemaHistory;
+import io.swapstream.schemas.serde.SchemaRegistry;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.avro.SchemaCompatibility;
+import org.apache.avro.specific.SpecificRecord;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,10 +34,22 @@ import picocli.CommandLine.Spec;
  * fingerprint a record of that version carries.
  */
 @Command(name = "schemas", description = "Write the topics' Avro schemas, each loadable alone (earlier versions too), with each"
-        + " one's single-object fingerprint (the 8 bytes after C3 01 in a record).")
+        + " one's single-object fingerprint (the 8 bytes after C3 01 in a record); or register them all in a schema registry.")
 final class SchemasCommand implements Callable<Integer> {
     static final List<Class<?>> RECORDS = List.of(TraceSession.class, ContextSwitchBatch.class, ContextSwitch.class, ThreadInfo.class,
             ThreadStats.class, ProcessStats.class, HostStats.class, io.swapstream.schemas.avro.WakeEdge.class);
+
+    @Option(names = "--register", paramLabel = "URL", description = "register every schema, earlier versions first, under its topic's"
+            + " value subject (TOPIC-value, compatibility BACKWARD) in this schema registry (Confluent's API or Apicurio's)")
+    String register;
+
+    @Option(names = "--topic-prefix", defaultValue = io.swapstream.schemas.SwapstreamConfig.DEFAULT_PREFIX, paramLabel = "PREFIX",
+            description = "prefix of the topic names, for the subjects")
+    String prefix;
+
+    @Option(names = "--client-config", paramLabel = "FILE", description = "the registry's client properties (basic.auth.user.info,"
+            + " apicurio.registry.request.ssl.*)")
+    Path clientConfig;
 
     @Spec CommandSpec spec;
 
@@ -75,6 +93,7 @@ final class SchemasCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter w = spec.commandLine().getOut();
+        if (register != null) return register(w);
         List<String> lines = new ArrayList<>();
         for (Version v : versions()) {
             lines.add(String.format("%-20s %-8s %s", v.name(), v.v() == 0 ? "current" : "v" + v.v(), v.fingerprint()));
@@ -89,6 +108,47 @@ final class SchemasCommand implements Callable<Integer> {
             Files.write(out.resolve("fingerprints.txt"), lines, StandardCharsets.UTF_8);
             w.println("wrote " + versions().size() + " schemas and fingerprints.txt to " + out);
         }
+        w.flush();
+        return 0;
+    }
+
+    /**
+     * Each record's versions in order, from the first that every later one can read (BACKWARD, as the registry checks
+     * them): a version after the newest one the subject already has, so the subject's latest stays the current schema.
+     */
+    private int register(PrintWriter w) {
+        Map<String, Object> config = new HashMap<>(KafkaOptions.properties("--client-config", clientConfig));
+        config.put(io.swapstream.schemas.SwapstreamConfig.SCHEMA_REGISTRY_URL, KafkaOptions.registryUrl("--register", register));
+        SchemaRegistry registry = SchemaRegistry.of(config);
+        int registered = 0;
+        for (Map.Entry<String, Class<? extends SpecificRecord>> e : RecordTopics.VALUE_TYPES.entrySet()) {
+            String subject = SchemaRegistry.subject(io.swapstream.schemas.SwapstreamConfig.topic(prefix, e.getKey()));
+            String name = e.getValue().getSimpleName();
+            List<Schema> versions = new ArrayList<>(SchemaHistory.earlier(e.getValue()));
+            versions.add(schemaOf(e.getValue()));
+            int from = 0;
+            for (int i = 1; i < versions.size(); i++) {
+                if (SchemaCompatibility.checkReaderWriterCompatibility(versions.get(i), versions.get(i - 1)).getType()
+                        != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) from = i;
+            }
+            if (from > 0) {
+                w.printf("%-32s %s v1 to v%d not registered: v%d cannot read them (the columns changed), so no BACKWARD subject"
+                        + " holds both; records of theirs read only in single-object encoding%n", subject, name, from, from + 1);
+            }
+            int newest = -1;
+            for (int i = versions.size() - 1; i >= from && newest < 0; i--) if (registry.find(subject, versions.get(i)) != null) newest = i;
+            for (int i = from; i < versions.size(); i++) {
+                String label = i == versions.size() - 1 ? "current" : "v" + (i + 1);
+                if (i < newest && registry.find(subject, versions.get(i)) == null) {
+                    w.printf("%-32s %-20s %-8s not added: the subject already has a later version%n", subject, name, label);
+                    continue;
+                }
+                int id = registry.register(subject, versions.get(i));
+                w.printf("%-32s %-20s %-8s id %d%n", subject, name, label, id);
+                registered++;
+            }
+        }
+        w.printf("%d schemas under %d subjects in %s%n", registered, RecordTopics.VALUE_TYPES.size(), registry.url());
         w.flush();
         return 0;
     }

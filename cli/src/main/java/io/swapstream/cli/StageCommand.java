@@ -146,6 +146,11 @@ abstract class StageCommand implements Callable<Integer> {
             short replication = kafka.replication(admin);
             config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()), kafka.prefix, replication, overrides);
             topology = topology(config);
+            var registry = StageConfig.registerSchemas(StageConfig.asMap(config), kafka.prefix);
+            if (registry != null) {
+                spec.commandLine().getErr().printf("swapstream %s: records in Confluent's wire format, schemas under TOPIC-value in %s%n",
+                        stage(), registry.url());
+            }
             int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, replication);
             StageConfig.createChangelogs(admin, topology, config, partitions);
         }

@@ -98,6 +98,16 @@ final class StageConfig {
     }
 
     /**
+     * With a schema registry in {@code config}: registers the current schema of every record topic, so that a
+     * refusal stops a stage before it writes anything. The registry, or null without one.
+     */
+    static io.swapstream.schemas.serde.SchemaRegistry registerSchemas(Map<String, ?> config, String prefix) {
+        io.swapstream.schemas.serde.SchemaRegistry registry = io.swapstream.schemas.serde.SchemaRegistry.of(config);
+        if (registry != null) registry.registerTopics(prefix);
+        return registry;
+    }
+
+    /**
      * Creates the changelog topics of {@code topology}'s stores (all of them are logged) before the
      * stage starts, so its first writes do not race their creation; see TopicSetup.ensureChangelogs.
      */

@@ -81,6 +81,10 @@ public final class Swapstream {
     /** One line for the user: what happened, never a class name or a stack trace. */
     static String userMessage(Throwable e) {
         e = unwrap(e);
+        // a registry's refusal may come wrapped by Kafka Streams (a serializer's first record of a topic)
+        for (Throwable c = e; c != null && c.getCause() != c; c = c.getCause()) {
+            if (c instanceof io.swapstream.schemas.serde.SchemaRegistryException) return c.getMessage();
+        }
         if (e instanceof UserInputException || e instanceof ServiceException || e instanceof EtlFormatException) return e.getMessage();
         if (e instanceof NoSuchFileException n) return n.getFile() + ": no such file";
         if (e instanceof AccessDeniedException a) return a.getFile() + ": permission denied";

@@ -74,7 +74,7 @@ final class TailCommand implements Callable<Integer> {
         kafka.validate(true);
         String bootstrap = kafka.connect();
         PrintWriter out = spec.commandLine().getOut();
-        Map<String, Object> c = new HashMap<>();
+        Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -82,7 +82,9 @@ final class TailCommand implements Callable<Integer> {
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "swapstream-tail");
         // a reader creates nothing, whatever the broker allows
         c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        Function<ConsumerRecord<String, byte[]>, String> json = format(suffix, Map.of(SwapstreamConfig.TOPIC_PREFIX, kafka.prefix));
+        Map<String, Object> serdeConfig = new HashMap<>(kafka.clientConfig());
+        serdeConfig.put(SwapstreamConfig.TOPIC_PREFIX, kafka.prefix);
+        Function<ConsumerRecord<String, byte[]>, String> json = format(suffix, serdeConfig);
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
             List<PartitionInfo> infos = consumer.partitionsFor(name);
             if (infos == null || infos.isEmpty()) throw new UserInputException("topic " + name + " does not exist");

@@ -3,7 +3,10 @@ package io.swapstream.decode;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitchBatch;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
+import io.swapstream.schemas.serde.RegistryFraming;
 import io.swapstream.schemas.serde.SchemaHistory;
+import io.swapstream.schemas.serde.SchemaRegistry;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Arrays;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,12 +27,13 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<SwitchBatch>, Deserializer<SwitchBatch> {
     private static final byte[] HEADER = header(ContextSwitchBatch.getClassSchema());
+    private static final long FINGERPRINT = SchemaNormalization.parsingFingerprint64(ContextSwitchBatch.getClassSchema());
     /** Batches written before ready time existed: the row-per-cell columns without the last four. */
-    private static final byte[] HEADER_V1 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(0));
+    private static final long FINGERPRINT_V1 = SchemaNormalization.parsingFingerprint64(SchemaHistory.earlier(ContextSwitchBatch.class).get(0));
     /** Batches written before the columns were stored for size: a union per cell. */
-    private static final byte[] HEADER_V2 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(1));
+    private static final long FINGERPRINT_V2 = SchemaNormalization.parsingFingerprint64(SchemaHistory.earlier(ContextSwitchBatch.class).get(1));
     /** Batches written before the CSwitch-only columns (previousCState and the rest). */
-    private static final byte[] HEADER_V3 = header(SchemaHistory.earlier(ContextSwitchBatch.class).get(2));
+    private static final long FINGERPRINT_V3 = SchemaNormalization.parsingFingerprint64(SchemaHistory.earlier(ContextSwitchBatch.class).get(2));
     /** What an Unknown enum symbol reads back as: outside every table. */
     static final int UNKNOWN_VALUE = 255;
 
@@ -48,6 +52,25 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     private final ThreadLocal<ColumnarBatchWriter> writer = ThreadLocal.withInitial(ColumnarBatchWriter::new);
     private final ThreadLocal<ColumnarBatchReader> reader = ThreadLocal.withInitial(ColumnarBatchReader::new);
 
+    /** Where batches are written in Confluent's wire format; null for single-object encoding. */
+    private final SchemaRegistry registry;
+    /** The prefix of each topic written: its value subject's id. */
+    private final Map<String, byte[]> prefixes = new ConcurrentHashMap<>();
+    /** The schema fingerprint of each id read. */
+    private final Map<Integer, Long> fingerprints = new ConcurrentHashMap<>();
+
+    public SwitchBatchSerde() {
+        this(null);
+    }
+
+    /**
+     * Batches in Confluent's wire format: the same body behind a 0 byte and the schema id. Written here,
+     * as a registry serializer takes an Avro object and a batch is columns without an object per switch.
+     */
+    public SwitchBatchSerde(SchemaRegistry registry) {
+        this.registry = registry;
+    }
+
     private static byte[] header(org.apache.avro.Schema schema) {
         long fingerprint = SchemaNormalization.parsingFingerprint64(schema);
         return ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN).put((byte) 0xC3).put((byte) 0x01).putLong(fingerprint).array();
@@ -55,7 +78,10 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
 
     @Override
     public byte[] serialize(String topic, SwitchBatch b) {
-        return b == null ? null : writer.get().write(b, HEADER);
+        if (b == null) return null;
+        byte[] header = registry == null ? HEADER : prefixes.computeIfAbsent(topic, t ->
+                RegistryFraming.prefix(registry.register(SchemaRegistry.subject(t), ContextSwitchBatch.getClassSchema())));
+        return writer.get().write(b, header);
     }
 
     /** The thread records of a batch (the same in every schema). */
@@ -86,13 +112,25 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
 
     /** Decodes into {@code into} (emptied first), or a new batch when it is null: for a reader that is done with the last one. */
     public SwitchBatch deserialize(String topic, byte[] data, SwitchBatch into) {
-        if (data.length < HEADER.length) throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
+        long fingerprint;
+        int body;
+        if (RegistryFraming.isFramed(data)) {
+            if (registry == null) throw RegistryFraming.needsRegistry(topic, data);
+            fingerprint = fingerprints.computeIfAbsent(RegistryFraming.id(data), id -> SchemaNormalization.parsingFingerprint64(registry.schema(id)));
+            body = RegistryFraming.PREFIX_BYTES;
+        } else {
+            if (data.length < HEADER.length || data[0] != HEADER[0] || data[1] != HEADER[1]) {
+                throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
+            }
+            fingerprint = ByteBuffer.wrap(data, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            body = HEADER.length;
+        }
         try {
-            AvroBinaryReader r = new AvroBinaryReader(data, HEADER.length, data.length);
-            if (startsWith(data, HEADER)) return reader.get().read(r, data.length, into, true);
-            if (startsWith(data, HEADER_V3)) return reader.get().read(r, data.length, into, false);
-            if (startsWith(data, HEADER_V2)) return readRowCells(r, data, into, false);
-            if (startsWith(data, HEADER_V1)) return readRowCells(r, data, into, true);
+            AvroBinaryReader r = new AvroBinaryReader(data, body, data.length);
+            if (fingerprint == FINGERPRINT) return reader.get().read(r, data.length, into, true);
+            if (fingerprint == FINGERPRINT_V3) return reader.get().read(r, data.length, into, false);
+            if (fingerprint == FINGERPRINT_V2) return readRowCells(r, data, into, false);
+            if (fingerprint == FINGERPRINT_V1) return readRowCells(r, data, into, true);
         } catch (RuntimeException e) {
             throw new SerializationException("cannot decode a " + topic + " value: " + e.getMessage(), e);
         }
@@ -153,18 +191,13 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
         return b;
     }
 
-    private static boolean startsWith(byte[] data, byte[] header) {
-        for (int i = 0; i < header.length; i++) if (data[i] != header[i]) return false;
-        return true;
-    }
-
     /**
      * The serde of the configuration: this one, or the configured factory's serde for the generated
      * class (a schema-registry serde, say), converting batches on the way.
      */
     public static Serde<SwitchBatch> forConfig(Map<String, ?> config) {
         Object factory = config.get(SwapstreamConfig.SERDE_FACTORY);
-        if (factory == null || factory.toString().isBlank()) return new SwitchBatchSerde();
+        if (factory == null || factory.toString().isBlank()) return new SwitchBatchSerde(SchemaRegistry.of(config));
         Serde<ContextSwitchBatch> avro = RecordSerdeFactory.from(config).serde(ContextSwitchBatch.class, config);
         return Serdes.serdeFrom((topic, b) -> avro.serializer().serialize(topic, toAvro(b)),
                 (topic, bytes) -> fromAvro(avro.deserializer().deserialize(topic, bytes)));

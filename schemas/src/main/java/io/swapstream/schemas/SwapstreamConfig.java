@@ -9,6 +9,11 @@ public final class SwapstreamConfig {
     // configuration keys the stages read from their Kafka Streams configuration
     public static final String TOPIC_PREFIX = "swapstream.topic.prefix";
     public static final String SERDE_FACTORY = "swapstream.serde.factory";
+    /**
+     * A schema registry (Confluent's client property): records are written in Confluent's wire format, their
+     * schemas registered under the topics' value subjects; without it, Avro single-object encoding.
+     */
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     /** Decode: also write one ContextSwitch record per switch to {@link #CONTEXT_SWITCHES} (default false). */
     public static final String DECODE_ROWS = "swapstream.decode.rows";
     /** Decode: switches per ContextSwitchBatch record (default {@value #DEFAULT_BATCH_ROWS}). */

@@ -7,7 +7,6 @@ import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.avro.WakeEdge;
 import org.apache.avro.specific.SpecificRecord;
-import io.swapstream.schemas.serde.RecordSerdeFactory;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -69,7 +68,9 @@ public final class AggregateTopology {
 
     /** @param indexes where the tasks of this instance keep their row indexes, for the query API */
     public static void build(StreamsBuilder builder, AggregateSettings settings, RowIndexes indexes) {
-        AggregateStores.addTo(builder, RecordSerdeFactory.from(settings.config()), settings.config());
+        // the stores' changelogs are the stage's own state, read by nothing else: single-object encoding
+        // whatever the topics use, so a registry sees only the topics' subjects and state reads back either way
+        AggregateStores.addTo(builder, new io.swapstream.schemas.serde.SingleObjectSerdeFactory(), settings.config());
         // a session's batches and its session records share a partition: one processor takes both, typed
         KStream<String, AggregateInput> batches = builder.stream(settings.batches().name(), settings.batches().consumed())
                 .mapValues(AggregateInput::batch, Named.as("batch-in"));

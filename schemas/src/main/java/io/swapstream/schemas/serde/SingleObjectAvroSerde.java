@@ -28,7 +28,7 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
      * With the generated classes' own encode and decode methods (Avro's "custom coders", off by
      * default), not the reflective walk of the schema: ThreadStatsSerdeBenchmark, rows per second.
      */
-    private static final SpecificData MODEL = new SpecificData();
+    static final SpecificData MODEL = new SpecificData();
 
     static {
         MODEL.setCustomCoders(true);
@@ -79,11 +79,15 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
 
     @Override
     public byte[] serialize(String topic, T data) {
-        if (data == null) return null;
+        return data == null ? null : encode(header, data);
+    }
+
+    /** {@code prefix}, then the record's Avro binary body. */
+    byte[] encode(byte[] prefix, T data) {
         try {
             Output out = OUTPUT.get();
             out.reset();
-            out.write(header);
+            out.write(prefix);
             out.encoder = EncoderFactory.get().binaryEncoder(out, out.encoder);
             writer.write(data, out.encoder);
             out.encoder.flush();
@@ -96,6 +100,7 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
     @Override
     public T deserialize(String topic, byte[] data) {
         if (data == null) return null;
+        if (RegistryFraming.isFramed(data)) throw RegistryFraming.needsRegistry(topic, data);
         try {
             return decoder.decode(data);
         } catch (IOException | RuntimeException e) {

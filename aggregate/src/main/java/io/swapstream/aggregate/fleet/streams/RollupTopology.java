@@ -5,6 +5,7 @@ import static io.swapstream.schemas.SwapstreamConfig.topic;
 import io.swapstream.aggregate.fleet.FleetGroup;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.avro.ThreadStats;
+import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -50,9 +51,11 @@ public final class RollupTopology {
 
     /** @param control {@code run}'s end of input, or null for a service */
     public static void build(StreamsBuilder builder, RollupSettings settings, RollupControl control) {
-        Serde<ThreadStats> rowSerde = settings.rows().valueSerde();
-        addStores(builder, PROCESSES, settings.processes().valueSerde());
-        addStores(builder, HOSTS, settings.hosts().valueSerde());
+        // the repartition topics and stores are the stage's own, read by nothing else: single-object encoding whatever
+        // the topics use, so a registry sees only the topics' subjects and state reads back either way
+        Serde<ThreadStats> rowSerde = new SingleObjectAvroSerde<>(ThreadStats.class);
+        addStores(builder, PROCESSES, new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ProcessStats.class));
+        addStores(builder, HOSTS, new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.HostStats.class));
         // only final window rows: a whole-session row's key ends with its thread, a window's with its start
         KStream<String, ThreadStats> rows = builder.stream(settings.rows().name(), settings.rows().consumed())
                 .filter((k, v) -> v != null && v.getFinal$() && k.endsWith("/" + v.getWindowStartNanos()), Named.as("final-window-rows"))
@@ -72,7 +75,7 @@ public final class RollupTopology {
                         Named.as("rollup-hosts"), HOSTS.groups(), HOSTS.windows(), HOSTS.hosts(), HOSTS.latest())
                 .to(settings.hosts().name(), settings.hosts().produced());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(WAKE_EDGES_STORE), Serdes.String(),
-                settings.wakeEdges().valueSerde()));
+                new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.WakeEdge.class)));
         builder.stream(settings.wakeEdges().name(), settings.wakeEdges().consumed())
                 .process(() -> new WakeEdgeRecorder(settings), Named.as("wake-edges"), WAKE_EDGES_STORE);
     }
