@@ -109,6 +109,8 @@ final class RunCommand implements Callable<Integer> {
             try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
                 KafkaFuture<Void> coordinators = Pipeline.findCoordinators(admin, appId);
                 replication = kafka.replication(admin);
+                // before any topic: a registry's refusal leaves nothing behind
+                StageConfig.registerSchemas(kafka.clientConfig(), kafka.prefix);
                 partitions = TopicSetup.ensure(admin, kafka.prefix, topicPartitions(broker != null), replication);
                 Pipeline.awaitCoordinators(coordinators);
             }

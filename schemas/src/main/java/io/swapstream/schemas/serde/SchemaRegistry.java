@@ -230,6 +230,11 @@ public final class SchemaRegistry {
         } catch (RuntimeException e) {
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+            if (root instanceof io.apicurio.rest.client.auth.exception.AuthException || root instanceof io.apicurio.rest.client.auth.exception.ForbiddenException
+                    || root instanceof io.apicurio.rest.client.auth.exception.NotAuthorizedException) {
+                throw new SchemaRegistryException("schema registry " + url + " refused the credentials to " + what + ": "
+                        + brief(String.valueOf(root.getMessage())));
+            }
             throw new SchemaRegistryException("schema registry " + url + ": cannot " + what + ": "
                     + firstLine(root.getMessage() == null ? root.getClass().getSimpleName() : root.getClass().getSimpleName() + ": " + root.getMessage()));
         }
