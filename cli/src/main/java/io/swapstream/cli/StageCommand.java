@@ -142,11 +142,12 @@ abstract class StageCommand implements Callable<Integer> {
                 instanceId != null ? instanceId : StageConfig.instanceId(stage(), stateDir));
         Properties config;
         Topology topology;
+        io.swapstream.schemas.serde.SchemaRegistry registry;
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
             short replication = kafka.replication(admin);
             config = StageConfig.streams(stage(), bootstrap, applicationId, stateDir.resolve(stage()), kafka.prefix, replication, overrides);
             topology = topology(config);
-            var registry = StageConfig.registerSchemas(StageConfig.asMap(config), kafka.prefix);
+            registry = StageConfig.registerSchemas(StageConfig.asMap(config), kafka.prefix);
             if (registry != null) {
                 spec.commandLine().getErr().printf("swapstream %s: records in Confluent's wire format, schemas under TOPIC-value in %s%n",
                         stage(), registry.url());
@@ -202,6 +203,7 @@ abstract class StageCommand implements Callable<Integer> {
         int status;
         try (StageMetrics metrics = new StageMetrics(streams, stage(), allKafkaMetrics); StageHttp open = server;
              AutoCloseable besides = beside(metrics, config, bootstrap)) {
+            if (registry != null) metrics.schemaRegistry(registry);
             server.standard(streams, metrics);
             routes(server, streams);
             server.start();

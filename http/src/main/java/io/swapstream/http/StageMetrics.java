@@ -64,6 +64,14 @@ public final class StageMetrics implements AutoCloseable {
     private final String stage;
     private final Set<String> reasonsRegistered = new HashSet<>();
 
+    /** Requests this process has sent to the schema registry: a flat line once every schema's id is known. */
+    public StageMetrics schemaRegistry(io.swapstream.schemas.serde.SchemaRegistry r) {
+        FunctionCounter.builder("swapstream_schema_registry_requests", r, io.swapstream.schemas.serde.SchemaRegistry::requests)
+                .tag(STAGE_TAG, stage).description("requests sent to the schema registry (registrations and schema lookups by id);"
+                        + " none in steady state: each answer is kept").register(registry);
+        return this;
+    }
+
     /** @param allKafkaMetrics every Kafka client metric with its labels (thread, client and task ids), as Micrometer binds them */
     public StageMetrics(KafkaStreams streams, String stage, boolean allKafkaMetrics) {
         this.streams = streams;
