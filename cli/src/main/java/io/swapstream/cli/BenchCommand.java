@@ -62,11 +62,50 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "900s", paramLabel = "DURATION", description = "give up on the pipeline after this long")
     String timeout;
 
+    @Option(names = "--hosts", paramLabel = "N", description = "instead: N hosts' live sessions at once (growing files followed by"
+            + " ingest --watch) through decode and aggregate processes, in real time for --seconds; memory, latency, throughput, rows")
+    Integer hosts;
+
+    @Option(names = "--seconds", defaultValue = "130", paramLabel = "S", description = "with --hosts: seconds of each host's trace, written in real time")
+    int seconds;
+
+    @Option(names = "--instances", defaultValue = "1", paramLabel = "K", description = "with --hosts: processes of each stage sharing its partitions")
+    int instances;
+
+    private int fleet() throws Exception {
+        Options.atLeast("--hosts", hosts, 1);
+        Options.atLeast("--seconds", seconds, 70); // a 60 s window closes within the run
+        Options.atLeast("--instances", instances, 1);
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Path work = Files.createTempDirectory("swapstream-fleet-");
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+            FleetBench.Result r = new FleetBench(err, work, hosts, seconds, instances).run(broker.bootstrapServers());
+            out.println("| hosts | stage instances | switches | switches/s | decode heap MiB | aggregate heap MiB | decode RSS MiB"
+                    + " | aggregate RSS MiB | decode KiB/session | aggregate KiB/session | final window p50 / p99 s | ingest CPU ms/buffer"
+                    + " | decode / aggregate CPU s | API top 25 p50 / p99 ms | rows equal offline |");
+            out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|---|");
+            out.printf("| %d | %d | %d | %.0f | %s | %s | %.0f | %.0f | %.1f | %.1f | %.1f / %.1f (%d windows) | %.3f | %.0f / %.0f | %.1f / %.1f"
+                            + " | %s |%n", r.hosts(), r.instances(), r.switches(), r.switchesPerSec(), FleetBench.mib(r.decodeHeap()),
+                    FleetBench.mib(r.aggregateHeap()), r.decodeRss() / 1048576.0, r.aggregateRss() / 1048576.0,
+                    r.decodeBytesPerSession() / 1024, r.aggregateBytesPerSession() / 1024, r.latencyP50(), r.latencyP99(), r.windows(),
+                    r.ingestCpuMsPerBuffer(), r.decodeCpu(), r.aggregateCpu(), r.apiP50Ms(), r.apiP99Ms(),
+                    r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? "yes, " + r.rows()
+                            : "no: " + r.rowsMissing() + " missing, " + r.rowsDiffering() + " differ of " + r.rows());
+            out.printf("replay %.1f s (%d buffers), then %.1f s until every final row%n", r.replaySecs(), r.buffers(), r.drainSecs());
+            out.flush();
+            return r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? 0 : Swapstream.EXIT_FAILURE;
+        } finally {
+            Directories.deleteTree(work);
+        }
+    }
+
     /** Where the last round read the batches topic to: the next round's batches are those after. */
     private Map<TopicPartition, Long> batchesReadTo;
 
     @Override
     public Integer call() throws Exception {
+        if (hosts != null) return fleet();
         if (file != null) Options.traceFiles(List.of(file));
         Options.atLeast("--switches", switches, 1);
         Options.atLeast("--rounds", rounds, 1);
