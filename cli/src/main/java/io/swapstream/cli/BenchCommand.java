@@ -80,7 +80,8 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Path work = Files.createTempDirectory("swapstream-fleet-");
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-            FleetBench.Result r = new FleetBench(err, work, hosts, seconds, instances).run(broker.bootstrapServers());
+            FleetBench bench = new FleetBench(err, work, hosts, seconds, instances);
+            FleetBench.Result r = bench.run(broker.bootstrapServers());
             out.println("| hosts | stage instances | switches | switches/s | decode heap MiB | aggregate heap MiB | decode RSS MiB"
                     + " | aggregate RSS MiB | decode KiB/session | aggregate KiB/session | final window p50 / p99 s | ingest CPU ms/buffer"
                     + " | decode / aggregate CPU s | API top 25 p50 / p99 ms | rows equal offline |");
@@ -92,7 +93,11 @@ final class BenchCommand implements Callable<Integer> {
                     r.ingestCpuMsPerBuffer(), r.decodeCpu(), r.aggregateCpu(), r.apiP50Ms(), r.apiP99Ms(),
                     r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? "yes, " + r.rows()
                             : "no: " + r.rowsMissing() + " missing, " + r.rowsDiffering() + " differ of " + r.rows());
-            out.printf("replay %.1f s (%d buffers), then %.1f s until every final row%n", r.replaySecs(), r.buffers(), r.drainSecs());
+            out.printf("replay %.1f s (%d buffers), then %.1f s until every final row; %d switches out of order (their buffers came"
+                    + " later than the declared flush timer allows: such rows differ from offline, as the sessions say)%n", r.replaySecs(),
+                    r.buffers(), r.drainSecs(), r.switchesOutOfOrder());
+            out.printf("the busiest threads three quarters in, over 10 s (share of one core; 'bench' is this process: the broker,"
+                    + " the writer of the files, the reader of the rows):%n%s", bench.threadCpu);
             out.flush();
             return r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? 0 : Swapstream.EXIT_FAILURE;
         } finally {

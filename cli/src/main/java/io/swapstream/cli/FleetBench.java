@@ -76,8 +76,11 @@ final class FleetBench {
     /** A swapstream command in a JVM of its own, its output in a log. */
     record Child(String name, Process process, Path log, int httpPort) implements AutoCloseable {
         static Child start(Path work, String name, int httpPort, String heap, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), heap,
-                    "-cp", System.getProperty("java.class.path"), Swapstream.class.getName()));
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), heap));
+            // -Dswapstream.fleet.jfr=DIR: a flight recording of each process, to see where time goes as N grows
+            String jfr = System.getProperty("swapstream.fleet.jfr");
+            if (jfr != null) cmd.add("-XX:StartFlightRecording=filename=" + Path.of(jfr, name + ".jfr") + ",settings=profile,dumponexit=true");
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Swapstream.class.getName()));
             cmd.addAll(List.of(args));
             Path log = work.resolve(name + ".log");
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -141,11 +144,50 @@ final class FleetBench {
         }
     }
 
+    /** The busiest threads of the run's processes over the mid-run interval: CPU share of one core, by process and thread name. */
+    volatile String threadCpu = "";
+
+    /** Per thread (process: name), the share of a core each used over {@code ms}, busiest first, from /proc. */
+    static String busiestThreads(Map<String, Long> pids, long ms) throws Exception {
+        Map<String, Long> before = threadTicks(pids);
+        Thread.sleep(ms);
+        Map<String, Long> after = threadTicks(pids);
+        Map<String, Double> share = new HashMap<>();
+        after.forEach((k, v) -> share.merge(k.substring(0, k.lastIndexOf('#')), (v - before.getOrDefault(k, 0L)) / (ms / 10.0), Double::sum));
+        StringBuilder b = new StringBuilder();
+        share.entrySet().stream().sorted((x, y) -> Double.compare(y.getValue(), x.getValue())).limit(14)
+                .forEach(e -> b.append(String.format("  %5.1f%%  %s%n", 100 * e.getValue(), e.getKey())));
+        return b.toString();
+    }
+
+    /** utime + stime (clock ticks, 100 a second) of every thread, keyed "process: thread name#tid". */
+    private static Map<String, Long> threadTicks(Map<String, Long> pids) {
+        Map<String, Long> out = new HashMap<>();
+        pids.forEach((name, pid) -> {
+            try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+                tasks.forEach(t -> {
+                    try {
+                        String stat = Files.readString(t.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        String comm = Files.readString(t.resolve("comm")).strip().replaceAll("-?[0-9]+$", "");
+                        out.put(name + ": " + comm + "#" + t.getFileName(), Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                    } catch (IOException | RuntimeException e) {
+                        // the thread ended
+                    }
+                });
+            } catch (IOException e) {
+                // the process ended
+            }
+        });
+        return out;
+    }
+
     /** What a run measured. */
     record Result(int hosts, int instances, long switches, long buffers, double replaySecs, double drainSecs, double switchesPerSec,
                   long[] decodeHeap, long[] aggregateHeap, long decodeRss, long aggregateRss, double decodeBytesPerSession,
                   double aggregateBytesPerSession, double latencyP50, double latencyP99, int windows, double ingestCpuMsPerBuffer,
-                  double decodeCpu, double aggregateCpu, double apiP50Ms, double apiP99Ms, int rows, int rowsDiffering, int rowsMissing) {}
+                  double decodeCpu, double aggregateCpu, double apiP50Ms, double apiP99Ms, int rows, int rowsDiffering, int rowsMissing,
+                  long switchesOutOfOrder) {}
 
     Result run(String bootstrap) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(seconds * 4L + 600).toNanos();
@@ -184,6 +226,7 @@ final class FleetBench {
             for (Child c : aggregate) c.awaitLog(": running", deadline);
             ingest = Child.start(work, "ingest", 0, "-Xmx1g", "ingest", "--watch", watched.toString(), "-b", bootstrap,
                     "--topic-prefix", prefix, "--host-from-file-name", "--flush-timer", "1s", "--quiet", "10s", "--poll", "250ms");
+            long[] ingestPid = {ingest.process().pid()};
             ingest.awaitLog("watching", deadline);
             long[] decodeBase = heaps(decode);
             long[] aggregateBase = heaps(aggregate);
@@ -215,6 +258,12 @@ final class FleetBench {
                     }
                     rss[0] = decode.stream().mapToLong(Child::rssBytes).sum();
                     rss[1] = aggregate.stream().mapToLong(Child::rssBytes).sum();
+                    Map<String, Long> pids = new java.util.LinkedHashMap<>();
+                    pids.put("bench", ProcessHandle.current().pid());
+                    for (Child c : decode) pids.put(c.name(), c.process().pid());
+                    for (Child c : aggregate) pids.put(c.name(), c.process().pid());
+                    pids.put("ingest", ingestPid[0]);
+                    threadCpu = busiestThreads(pids, 10_000);
                     double[] t = apiTimes(aggregate.get(0), 200);
                     api[0] = t[0];
                     api[1] = t[1];
@@ -238,9 +287,6 @@ final class FleetBench {
             for (Path f : files) parts.add(pool.submit(() -> offline(f)));
             for (Future<Map<String, ThreadStats>> p : parts) expected.putAll(p.get());
             pool.shutdown();
-            for (Map.Entry<String, ThreadStats> e : expected.entrySet()) {
-                if (e.getKey().split("/").length == 2) switches += e.getValue().getSwitchInCount(); // a whole-session row
-            }
             while (rows.finals.size() < expected.size()) {
                 if (System.nanoTime() > deadline) break;
                 for (Child c : decode) if (!c.process().isAlive()) throw new ServiceException("decode ended: " + Files.readString(c.log()));
@@ -254,7 +300,9 @@ final class FleetBench {
             for (Map.Entry<String, ThreadStats> e : expected.entrySet()) {
                 ThreadStats got = rows.finals.get(e.getKey());
                 if (got == null) missing++;
-                else if (!got.equals(e.getValue())) differing++;
+                else if (!got.equals(e.getValue())) {
+                    if (differing++ < 3) err.printf("bench: row %s differs from offline in %s%n", e.getKey(), differences(got, e.getValue()));
+                }
             }
             // how long after each window's end its first final row came, leaving out each session's last (closed by its end)
             List<Double> lags = new ArrayList<>();
@@ -269,12 +317,17 @@ final class FleetBench {
             }
             lags.sort(null);
             double ingestCpu = ingest.cpuSecs();
+            long outOfOrder = 0;
+            for (Child c : decode) {
+                outOfOrder += (long) c.metric("swapstream_switches_out_of_order_total");
+                switches += (long) c.metric("swapstream_switches_out_total"); // every switch, a processor's idle thread's too
+            }
             return new Result(hosts, instances, switches, buffers, replaySecs, drainSecs, switches / (replaySecs + drainSecs),
                     midDecode, midAggregate, rss[0], rss[1],
                     perSession(midDecode, decodeBase), perSession(midAggregate, aggregateBase),
                     quantile(lags, 0.5), quantile(lags, 0.99), lags.size(), ingestCpu * 1000 / Math.max(1, buffers),
                     decode.stream().mapToDouble(Child::cpuSecs).sum(), aggregate.stream().mapToDouble(Child::cpuSecs).sum(),
-                    api[0], api[1], expected.size(), differing, missing);
+                    api[0], api[1], expected.size(), differing, missing, outOfOrder);
         } finally {
             for (Child c : decode) c.close();
             for (Child c : aggregate) c.close();
@@ -287,6 +340,17 @@ final class FleetBench {
         Files.createDirectories(dir);
         new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jmap").toString(), "-histo:live", String.valueOf(c.process().pid()))
                 .redirectErrorStream(true).redirectOutput(dir.resolve(c.name() + "-" + hosts + ".histo").toFile()).start().waitFor();
+    }
+
+    /** The fields two rows differ in, with both values. */
+    static String differences(ThreadStats got, ThreadStats want) {
+        List<String> out = new ArrayList<>();
+        for (org.apache.avro.Schema.Field f : ThreadStats.getClassSchema().getFields()) {
+            Object a = got.get(f.pos());
+            Object b = want.get(f.pos());
+            if (!java.util.Objects.equals(a, b)) out.add(f.name() + " " + a + " (offline " + b + ")");
+        }
+        return String.join("; ", out);
     }
 
     private double perSession(long[] mid, long[] base) {

@@ -22,6 +22,7 @@ final class SwitchEmitter {
     private final Consumer<ThreadInfo> threadsOut;
     private final SwitchBatch batch;
     private final int batchRows;
+    private static final int INITIAL_ROWS = 256;
     final ThreadDirectory directory;
     /** Each live thread's latest switch-out and ready state (Unix nanoseconds), for its next switch-in. */
     final ThreadTimes times = new ThreadTimes();
@@ -38,7 +39,10 @@ final class SwitchEmitter {
         this.out = out;
         this.threadsOut = threadsOut;
         this.batchRows = batchRows;
-        this.batch = new SwitchBatch(batchRows).reset(session, host).clock(clock.baseTimestamp(), clock.baseNanos(), clock.ticksPerSecond());
+        // small at first, growing to batchRows as needed: a live session flushes at each release of the merge, a few
+        // hundred rows, and a batch of batchRows (540 KiB at 4,096) held by each of a thousand open sessions is most of a heap
+        this.batch = new SwitchBatch(Math.min(batchRows, INITIAL_ROWS)).reset(session, host)
+                .clock(clock.baseTimestamp(), clock.baseNanos(), clock.ticksPerSecond());
         this.directory = new ThreadDirectory(session);
     }
 

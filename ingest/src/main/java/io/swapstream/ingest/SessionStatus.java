@@ -1,6 +1,5 @@
 package io.swapstream.ingest;
 
-import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
@@ -18,8 +17,8 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * What the decode stage last said of a session, read from the compacted {@code etw.sessions}
- * topic: only the one partition the session lives on (SessionPartitioner), committed records only.
+ * Whether the decode stage has said a session ended, read from the compacted {@code etw.sessions}
+ * topic, committed records only: the topic once, then what it gains.
  */
 public final class SessionStatus implements AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
@@ -40,27 +39,39 @@ public final class SessionStatus implements AutoCloseable {
         this.values = RecordSerdeFactory.from(serdeConfig).serde(TraceSession.class, serdeConfig).deserializer();
     }
 
-    /** The latest record of {@code session}, or null when the decode stage has said nothing of it. */
-    public TraceSession latest(String session) {
-        List<PartitionInfo> partitions = consumer.partitionsFor(topic);
-        if (partitions == null || partitions.isEmpty()) return null;
-        TopicPartition tp = new TopicPartition(topic, SessionPartitioner.partition(session, partitions.size()));
-        consumer.assign(List.of(tp));
-        consumer.seekToBeginning(List.of(tp));
-        long end = consumer.endOffsets(List.of(tp)).get(tp);
-        TraceSession latest = null;
-        while (consumer.position(tp) < end) {
+    /** Whether each session on the topic has ended, as of the records read so far. */
+    private final Map<String, Boolean> ended = new HashMap<>();
+    private List<TopicPartition> partitions;
+
+    /**
+     * Reads what the topic gained since the last call: the whole topic once, then only what is new, so a check per file
+     * costs the records written since, not the topic (ingesting many files read it whole for each).
+     */
+    private void catchUp() {
+        if (partitions == null) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic);
+            if (infos == null || infos.isEmpty()) return;
+            partitions = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+        }
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
             for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                if (session.equals(r.key()) && r.value() != null) latest = values.deserialize(topic, r.value());
+                if (r.value() == null) {
+                    ended.remove(r.key());
+                } else {
+                    TraceSession t = values.deserialize(topic, r.value());
+                    ended.put(r.key(), t.getComplete() || t.getEndReason() != null);
+                }
             }
         }
-        return latest;
     }
 
     /** True when the session has ended: re-publishing it would only fill the dead-letter topic. */
     public boolean hasEnded(String session) {
-        TraceSession s = latest(session);
-        return s != null && (s.getComplete() || s.getEndReason() != null);
+        catchUp();
+        return ended.getOrDefault(session, false);
     }
 
     @Override
