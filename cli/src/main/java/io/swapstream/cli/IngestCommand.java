@@ -143,6 +143,9 @@ final class IngestCommand implements Callable<Integer> {
         return used >> 20;
     }
 
+    /** Files sent before one wait for Kafka's acknowledgement. */
+    static final int FLUSH_FILES = 64;
+
     /** What publishing some files came to: the sessions published and the exit status. */
     record Outcome(List<BufferPublisher.Published> published, int status) {}
 
@@ -157,32 +160,55 @@ final class IngestCommand implements Callable<Integer> {
         int status = 0;
         try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, clientConfig);
              SessionStatus sessions = checkEnded ? new SessionStatus(bootstrap, prefix, clientConfig) : null) {
-            for (Path f : files) {
-                BufferPublisher.Published p;
+            // sent a group at a time and acknowledged together: a round trip per file held many small files to a few dozen a second
+            List<Path> group = new ArrayList<>();
+            List<BufferPublisher.Published> sent = new ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                Path f = files.get(i);
+                BufferPublisher.Published p = null;
                 try {
                     String session = BufferPublisher.sessionOf(f, Options.host(host, f));
                     if (sessions != null && sessions.hasEnded(session)) {
                         err.println("swapstream: warning: session " + session + " (" + f + ") was published before and has"
                                 + " ended; not publishing it again (a different --host makes it a new session)");
                         status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
-                        continue;
-                    }
-                    try (ProgressBar bar = System.console() == null ? null : new ProgressBarBuilder()
-                            .setTaskName(f.getFileName().toString()).setInitialMax(Files.size(f))
-                            .setStyle(ProgressBarStyle.ASCII).setUnit(" MiB", 1 << 20).build()) {
-                        p = publisher.publish(f, Options.host(host, f), maxWaitReason, bar == null ? null : bar::stepTo);
+                    } else {
+                        try (ProgressBar bar = System.console() == null ? null : new ProgressBarBuilder()
+                                .setTaskName(f.getFileName().toString()).setInitialMax(Files.size(f))
+                                .setStyle(ProgressBarStyle.ASCII).setUnit(" MiB", 1 << 20).build()) {
+                            p = publisher.send(f, Options.host(host, f), maxWaitReason, bar == null ? null : bar::stepTo);
+                        }
                     }
                 } catch (Exception e) {
                     err.println("swapstream: " + Swapstream.userMessage(e));
                     status = Math.max(status, Swapstream.exitCode(e));
-                    continue;
                 }
-                if (p.error() != null) {
-                    err.println("swapstream: " + p.error() + " (the rest went to the dead-letter topic; the session is marked incomplete)");
-                    status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
+                if (p != null) {
+                    group.add(f);
+                    sent.add(p);
                 }
-                err.printf("published %s: %d buffers, %.1f MiB as session %s%n", f, p.buffers(), p.bytes() / 1048576.0, p.session());
-                out.add(p);
+                if (!group.isEmpty() && (group.size() >= FLUSH_FILES || i == files.size() - 1)) {
+                    try {
+                        publisher.flush(group.size() == 1 ? group.get(0).toString() : "one of " + group.size() + " files from " + group.get(0));
+                    } catch (Exception e) {
+                        err.println("swapstream: " + Swapstream.userMessage(e));
+                        status = Math.max(status, Swapstream.exitCode(e));
+                        group.clear();
+                        sent.clear();
+                        continue;
+                    }
+                    for (int k = 0; k < group.size(); k++) {
+                        BufferPublisher.Published q = sent.get(k);
+                        if (q.error() != null) {
+                            err.println("swapstream: " + q.error() + " (the rest went to the dead-letter topic; the session is marked incomplete)");
+                            status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
+                        }
+                        err.printf("published %s: %d buffers, %.1f MiB as session %s%n", group.get(k), q.buffers(), q.bytes() / 1048576.0, q.session());
+                        out.add(q);
+                    }
+                    group.clear();
+                    sent.clear();
+                }
             }
         }
         return new Outcome(out, status);

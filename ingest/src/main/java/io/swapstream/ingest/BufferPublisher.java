@@ -72,6 +72,16 @@ public final class BufferPublisher implements AutoCloseable {
      */
     public Published publish(Path file, String host, Integer maxWaitReason, LongConsumer progress)
             throws IOException, InterruptedException, ExecutionException {
+        Published p = send(file, host, maxWaitReason, progress);
+        flush(file.toString());
+        return p;
+    }
+
+    /**
+     * As {@link #publish} without waiting for Kafka's acknowledgement: {@link #flush} then waits for every file sent
+     * since the last, so many small files cost one round trip, not one each.
+     */
+    public Published send(Path file, String host, Integer maxWaitReason, LongConsumer progress) throws IOException {
         long lateness = lateness(file);
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
             String session = sessionOf(r, host);
@@ -104,11 +114,15 @@ public final class BufferPublisher implements AutoCloseable {
                 end.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
             }
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end), this::sent);
-            producer.flush();
-            Exception e = failed.getAndSet(null);
-            if (e != null) throw new ExecutionException("a buffer of " + file + " was not accepted by Kafka: " + e.getMessage(), e);
             return new Published(session, index, bytes, error);
         }
+    }
+
+    /** Waits until Kafka has acknowledged everything sent; fails naming {@code what} when it refused a record. */
+    public void flush(String what) throws ExecutionException {
+        producer.flush();
+        Exception e = failed.getAndSet(null);
+        if (e != null) throw new ExecutionException("a buffer of " + what + " was not accepted by Kafka: " + e.getMessage(), e);
     }
 
     /**
