@@ -98,6 +98,7 @@ final class BenchCommand implements Callable<Integer> {
                     r.buffers(), r.drainSecs(), r.switchesOutOfOrder());
             out.printf("the busiest threads three quarters in, over 10 s (share of one core; 'bench' is this process: the broker,"
                     + " the writer of the files, the reader of the rows):%n%s", bench.threadCpu);
+            out.printf("the stages' own lag during the replay, each second:%n%s", bench.lags);
             out.flush();
             return r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? 0 : Swapstream.EXIT_FAILURE;
         } finally {

@@ -182,6 +182,23 @@ final class FleetBench {
         return out;
     }
 
+    /** The stages' own lag during the replay: p50 and max of each, sampled each second. */
+    volatile String lags = "";
+
+    static String lagSummary(List<double[]> samples) {
+        if (samples.isEmpty()) return "";
+        String[] names = {"decode event lag s (the most a session's merge holds back)", "aggregate event lag s (newest switch taken"
+                + " minus the end of the newest window closed)", "decode input lag records", "aggregate input lag records"};
+        StringBuilder b = new StringBuilder();
+        for (int k = 0; k < names.length; k++) {
+            int i = k;
+            double[] v = samples.stream().mapToDouble(x -> x[i]).sorted().toArray();
+            b.append(String.format("  %s: p50 %.1f, p99 %.1f, max %.1f%n", names[k], v[v.length / 2],
+                    v[Math.max(0, (int) Math.ceil(v.length * 0.99) - 1)], v[v.length - 1]));
+        }
+        return b.toString();
+    }
+
     /** What a run measured. */
     record Result(int hosts, int instances, long switches, long buffers, double replaySecs, double drainSecs, double switchesPerSec,
                   long[] decodeHeap, long[] aggregateHeap, long decodeRss, long aggregateRss, double decodeBytesPerSession,
@@ -238,6 +255,33 @@ final class FleetBench {
             long replayStart = System.nanoTime();
             long replayWall = System.currentTimeMillis();
             rows.start();
+            // each second, how far behind each stage says it is, to see where a late window's time goes
+            List<double[]> lagSamples = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicBoolean sampling = new AtomicBoolean(true);
+            Thread sampler = new Thread(() -> {
+                while (sampling.get()) {
+                    try {
+                        double d = 0;
+                        double a = 0;
+                        double dr = 0;
+                        double ar = 0;
+                        for (Child c : decode) {
+                            d = Math.max(d, c.metric("swapstream_event_lag_seconds"));
+                            dr += c.metric("swapstream_lag_records");
+                        }
+                        for (Child c : aggregate) {
+                            a = Math.max(a, c.metric("swapstream_event_lag_seconds"));
+                            ar += c.metric("swapstream_lag_records");
+                        }
+                        lagSamples.add(new double[] {d, a, dr, ar});
+                        Thread.sleep(1000);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            }, "fleet-bench-lag");
+            sampler.setDaemon(true);
+            sampler.start();
             long[] midDecode = new long[instances];
             long[] midAggregate = new long[instances];
             double[] api = {Double.NaN, Double.NaN};
@@ -276,6 +320,8 @@ final class FleetBench {
             mid.start();
             long buffers = replay(files, watched, replayStart);
             double replaySecs = (System.nanoTime() - replayStart) / 1e9;
+            sampling.set(false);
+            lags = lagSummary(lagSamples);
             mid.join();
             err.printf("bench: replay done in %.1f s (%d buffers)%n", replaySecs, buffers);
             err.flush();
