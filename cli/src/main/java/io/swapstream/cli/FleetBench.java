@@ -1,20 +1,15 @@
 package io.swapstream.cli;
 
-import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.decode.MaximumWaitReason;
-import io.swapstream.decode.SessionDecoder;
-import io.swapstream.etw.EtlReader;
-import io.swapstream.etw.LogfileHeader;
-import io.swapstream.etw.SessionClock;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.PacedBuffers;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -106,13 +101,18 @@ final class FleetBench {
         long heapAfterGc() throws Exception {
             new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), String.valueOf(process.pid()), "GC.run")
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            return (long) metric("jvm_memory_used_bytes{area=\"heap\"");
+            return (long) sum(metrics(), "jvm_memory_used_bytes{area=\"heap\"");
         }
 
-        /** The sum of a metric's samples whose line starts so, from /metrics. */
-        double metric(String start) throws Exception {
+        /** The stage's /metrics text, scraped once: {@link #sum} reads as many metrics from it as wanted. */
+        String metrics() throws Exception {
+            return http("/metrics");
+        }
+
+        /** The sum of the samples whose line starts with {@code start}, in a /metrics text. */
+        static double sum(String metrics, String start) {
             double sum = 0;
-            for (String l : http("/metrics").split("\n")) {
+            for (String l : metrics.split("\n")) {
                 if (l.startsWith(start)) sum += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
             }
             return sum;
@@ -135,12 +135,6 @@ final class FleetBench {
         public void close() throws Exception {
             process.destroy(); // SIGTERM: the stage commits and leaves its group
             if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) process.destroyForcibly();
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 
@@ -230,11 +224,11 @@ final class FleetBench {
         Child ingest = null;
         try {
             for (int i = 0; i < instances; i++) {
-                int d = freePort();
+                int d = EmbeddedKafkaBroker.freePort();
                 decode.add(Child.start(work, "decode-" + i, d, "-Xmx2g", "decode", "-b", bootstrap, "--topic-prefix", prefix,
                         "--partitions", String.valueOf(partitions), "--state-dir", work.resolve("decode-" + i).toString(),
                         "--http", "127.0.0.1:" + d, "--application-id", app, "--instance-id", "d" + i));
-                int a = freePort();
+                int a = EmbeddedKafkaBroker.freePort();
                 aggregate.add(Child.start(work, "aggregate-" + i, a, "-Xmx2g", "aggregate", "-b", bootstrap, "--topic-prefix", prefix,
                         "--partitions", String.valueOf(partitions), "--state-dir", work.resolve("aggregate-" + i).toString(),
                         "--http", "127.0.0.1:" + a, "--application-id", app, "--instance-id", "a" + i, "--window", "60s"));
@@ -243,7 +237,7 @@ final class FleetBench {
             for (Child c : aggregate) c.awaitLog(": running", deadline);
             ingest = Child.start(work, "ingest", 0, "-Xmx1g", "ingest", "--watch", watched.toString(), "-b", bootstrap,
                     "--topic-prefix", prefix, "--host-from-file-name", "--flush-timer", "1s", "--quiet", "10s", "--poll", "250ms");
-            long[] ingestPid = {ingest.process().pid()};
+            long ingestPid = ingest.process().pid();
             ingest.awaitLog("watching", deadline);
             long[] decodeBase = heaps(decode);
             long[] aggregateBase = heaps(aggregate);
@@ -266,12 +260,14 @@ final class FleetBench {
                         double dr = 0;
                         double ar = 0;
                         for (Child c : decode) {
-                            d = Math.max(d, c.metric("swapstream_event_lag_seconds"));
-                            dr += c.metric("swapstream_lag_records");
+                            String m = c.metrics();
+                            d = Math.max(d, Child.sum(m, "swapstream_event_lag_seconds"));
+                            dr += Child.sum(m, "swapstream_lag_records");
                         }
                         for (Child c : aggregate) {
-                            a = Math.max(a, c.metric("swapstream_event_lag_seconds"));
-                            ar += c.metric("swapstream_lag_records");
+                            String m = c.metrics();
+                            a = Math.max(a, Child.sum(m, "swapstream_event_lag_seconds"));
+                            ar += Child.sum(m, "swapstream_lag_records");
                         }
                         lagSamples.add(new double[] {d, a, dr, ar});
                         Thread.sleep(1000);
@@ -286,7 +282,6 @@ final class FleetBench {
             long[] midAggregate = new long[instances];
             double[] api = {Double.NaN, Double.NaN};
             long[] rss = new long[2];
-            AtomicBoolean measured = new AtomicBoolean();
             // three quarters in, every session open: memory, and the query API under that load
             Thread mid = new Thread(() -> {
                 try {
@@ -306,12 +301,12 @@ final class FleetBench {
                     pids.put("bench", ProcessHandle.current().pid());
                     for (Child c : decode) pids.put(c.name(), c.process().pid());
                     for (Child c : aggregate) pids.put(c.name(), c.process().pid());
-                    pids.put("ingest", ingestPid[0]);
+                    pids.put("ingest", ingestPid);
                     threadCpu = busiestThreads(pids, 10_000);
-                    double[] t = apiTimes(aggregate.get(0), 200);
-                    api[0] = t[0];
-                    api[1] = t[1];
-                    measured.set(true);
+                    QueryLoad.Figures f = QueryLoad.ask(URI.create("http://127.0.0.1:" + aggregate.get(0).httpPort()
+                            + "/api/threads?top=25&by=readyP99Nanos&window=latest"), 1, 200);
+                    api[0] = f.p50Ms();
+                    api[1] = f.p99Ms();
                 } catch (Exception e) {
                     err.println("bench: the mid-run measurement failed: " + e);
                 }
@@ -365,8 +360,9 @@ final class FleetBench {
             double ingestCpu = ingest.cpuSecs();
             long outOfOrder = 0;
             for (Child c : decode) {
-                outOfOrder += (long) c.metric("swapstream_switches_out_of_order_total");
-                switches += (long) c.metric("swapstream_switches_out_total"); // every switch, a processor's idle thread's too
+                String m = c.metrics();
+                outOfOrder += (long) Child.sum(m, "swapstream_switches_out_of_order_total");
+                switches += (long) Child.sum(m, "swapstream_switches_out_total"); // every switch, a processor's idle thread's too
             }
             return new Result(hosts, instances, switches, buffers, replaySecs, drainSecs, switches / (replaySecs + drainSecs),
                     midDecode, midAggregate, rss[0], rss[1],
@@ -420,21 +416,6 @@ final class FleetBench {
         return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(q * sorted.size()) - 1));
     }
 
-    /** The median and 99th percentile, in ms, of the top 25 threads by ready p99 of the latest window, asked one at a time. */
-    static double[] apiTimes(Child aggregate, int requests) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        HttpRequest q = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + aggregate.httpPort()
-                + "/api/threads?top=25&by=readyP99Nanos&window=latest")).timeout(Duration.ofSeconds(30)).build();
-        double[] ms = new double[requests];
-        for (int i = 0; i < requests; i++) {
-            long t = System.nanoTime();
-            http.send(q, HttpResponse.BodyHandlers.ofByteArray());
-            ms[i] = (System.nanoTime() - t) / 1e6;
-        }
-        Arrays.sort(ms);
-        return new double[] {ms[requests / 2], ms[(int) Math.ceil(requests * 0.99) - 1]};
-    }
-
     private List<Path> generate(Path dir, long startFileTime) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         List<Future<Path>> made = new ArrayList<>();
@@ -458,32 +439,30 @@ final class FleetBench {
 
     /** One host's trace being written: its next buffer and when it is due. */
     private static final class Writing {
-        final EtlReader reader;
+        final PacedBuffers buffers;
         final Path target;
-        SessionClock clock;
-        long ts0;
         long dueNanos;
         byte[] next;
 
         Writing(Path source, Path target) throws IOException {
-            this.reader = EtlReader.open(source).framesOnly();
+            this.buffers = PacedBuffers.open(source);
             this.target = target;
         }
 
-        /** Reads the next buffer; false at the file's end. */
+        /** Reads the next buffer due by {@code endNanos}; false when there is none. */
         boolean advance(long start, long endNanos) throws IOException {
-            if (!reader.next()) return false;
-            if (clock == null) {
-                LogfileHeader h = LogfileHeader.find(reader.decoder());
-                clock = SessionClock.of(h);
-                ts0 = h.timestamp();
-                dueNanos = start;
-            } else {
-                dueNanos = start + clock.ticksToNanos(reader.header().timeStamp() - ts0);
-            }
+            if (!buffers.next()) return false;
+            dueNanos = start + buffers.writtenAtNanos();
             if (dueNanos > endNanos) return false;
-            next = Arrays.copyOf(reader.rawBytes(), reader.rawLength());
+            next = Arrays.copyOf(buffers.rawBytes(), buffers.rawLength());
             return true;
+        }
+
+        void append() throws IOException {
+            try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+                ByteBuffer b = ByteBuffer.wrap(next);
+                while (b.hasRemaining()) out.write(b);
+            }
         }
     }
 
@@ -500,48 +479,24 @@ final class FleetBench {
             Writing w = queue.poll();
             long wait = w.dueNanos - System.nanoTime();
             if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-            try (FileChannel out = FileChannel.open(w.target, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-                ByteBuffer b = ByteBuffer.wrap(w.next);
-                while (b.hasRemaining()) out.write(b);
-            }
+            w.append();
             written++;
             if (w.advance(start, end)) queue.add(w);
-            else w.reader.close();
+            else w.buffers.close();
         }
         return written;
     }
 
-    /** The rows the stages should give for the part of {@code f} that was written. */
+    /** The rows the stages should give for the part of {@code f} the replay wrote (the buffers due within the run). */
     private Map<String, ThreadStats> offline(Path f) throws Exception {
-        String host = f.getFileName().toString().replace(".etl", "");
-        // the written part: the buffers due within the run
-        Path part = work.resolve("written").resolve(f.getFileName());
-        Files.createDirectories(part.getParent());
-        copyWritten(f, part);
-        SessionStatistics whole = new SessionStatistics(0);
-        SessionStatistics windows = new SessionStatistics(WINDOW_NANOS);
-        SessionDecoder d = SessionDecoder.decodeBatches(part, host, null, b -> {
-            whole.accept(b);
-            windows.accept(b);
-        }, null);
-        String session = d.session().session();
-        Map<String, ThreadStats> out = new HashMap<>();
-        for (ThreadStats t : whole.wholeSession()) out.put(session + "/" + t.getThreadId(), t);
-        for (ThreadStats t : windows.windowed()) out.put(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos(), t);
-        return out;
-    }
-
-    /** The buffers of {@code source} the replay wrote: those due within the run. */
-    private void copyWritten(Path source, Path target) throws IOException {
-        Writing w = new Writing(source, target);
-        try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            while (w.advance(0, seconds * 1_000_000_000L)) {
-                ByteBuffer b = ByteBuffer.wrap(w.next);
-                while (b.hasRemaining()) out.write(b);
-            }
+        Path part = Files.createDirectories(work.resolve("written")).resolve(f.getFileName());
+        Writing w = new Writing(f, part);
+        try {
+            while (w.advance(0, seconds * 1_000_000_000L)) w.append();
         } finally {
-            w.reader.close();
+            w.buffers.close();
         }
+        return OfflineRows.of(part, f.getFileName().toString().replace(".etl", ""), WINDOW_NANOS);
     }
 
     /** The thread-stats topic read committed as it is written: final rows by key, and when each window's first came. */
@@ -553,12 +508,9 @@ final class FleetBench {
         private volatile boolean closed;
 
         FinalRows(String bootstrap, String prefix) {
-            Map<String, Object> c = BenchMeasures.consumerConfig(bootstrap);
-            c = new HashMap<>(c);
-            c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            c.put(ConsumerConfig.GROUP_ID_CONFIG, "fleet-bench-" + UUID.randomUUID());
-            Map<String, Object> config = c;
+            Map<String, Object> config = BenchMeasures.consumerConfig(bootstrap);
+            config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            config.put(ConsumerConfig.GROUP_ID_CONFIG, "fleet-bench-" + UUID.randomUUID());
             SingleObjectAvroSerde<ThreadStats> serde = new SingleObjectAvroSerde<>(ThreadStats.class);
             String topic = SwapstreamConfig.topic(prefix, SwapstreamConfig.THREAD_STATS);
             thread = new Thread(() -> {

@@ -146,6 +146,35 @@ final class IngestCommand implements Callable<Integer> {
     /** Files sent before one wait for Kafka's acknowledgement. */
     static final int FLUSH_FILES = 64;
 
+    /** A file sent, not yet acknowledged. */
+    private record Sent(Path file, BufferPublisher.Published published) {}
+
+    /**
+     * Waits for Kafka's acknowledgement of the files sent, then reports each (added to {@code out}) and empties
+     * {@code group}; the exit status this comes to.
+     */
+    private static int acknowledge(BufferPublisher publisher, List<Sent> group, PrintWriter err, List<BufferPublisher.Published> out) {
+        if (group.isEmpty()) return 0;
+        int status = 0;
+        try {
+            publisher.flush(group.size() == 1 ? group.get(0).file().toString() : "one of " + group.size() + " files from " + group.get(0).file());
+            for (Sent s : group) {
+                BufferPublisher.Published p = s.published();
+                if (p.error() != null) {
+                    err.println("swapstream: " + p.error() + " (the rest went to the dead-letter topic; the session is marked incomplete)");
+                    status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
+                }
+                err.printf("published %s: %d buffers, %.1f MiB as session %s%n", s.file(), p.buffers(), p.bytes() / 1048576.0, p.session());
+                out.add(p);
+            }
+        } catch (Exception e) {
+            err.println("swapstream: " + Swapstream.userMessage(e));
+            status = Math.max(status, Swapstream.exitCode(e));
+        }
+        group.clear();
+        return status;
+    }
+
     /** What publishing some files came to: the sessions published and the exit status. */
     record Outcome(List<BufferPublisher.Published> published, int status) {}
 
@@ -161,11 +190,8 @@ final class IngestCommand implements Callable<Integer> {
         try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, clientConfig);
              SessionStatus sessions = checkEnded ? new SessionStatus(bootstrap, prefix, clientConfig) : null) {
             // sent a group at a time and acknowledged together: a round trip per file held many small files to a few dozen a second
-            List<Path> group = new ArrayList<>();
-            List<BufferPublisher.Published> sent = new ArrayList<>();
-            for (int i = 0; i < files.size(); i++) {
-                Path f = files.get(i);
-                BufferPublisher.Published p = null;
+            List<Sent> group = new ArrayList<>();
+            for (Path f : files) {
                 try {
                     String session = BufferPublisher.sessionOf(f, Options.host(host, f));
                     if (sessions != null && sessions.hasEnded(session)) {
@@ -176,40 +202,16 @@ final class IngestCommand implements Callable<Integer> {
                         try (ProgressBar bar = System.console() == null ? null : new ProgressBarBuilder()
                                 .setTaskName(f.getFileName().toString()).setInitialMax(Files.size(f))
                                 .setStyle(ProgressBarStyle.ASCII).setUnit(" MiB", 1 << 20).build()) {
-                            p = publisher.send(f, Options.host(host, f), maxWaitReason, bar == null ? null : bar::stepTo);
+                            group.add(new Sent(f, publisher.send(f, Options.host(host, f), maxWaitReason, bar == null ? null : bar::stepTo)));
                         }
                     }
                 } catch (Exception e) {
                     err.println("swapstream: " + Swapstream.userMessage(e));
                     status = Math.max(status, Swapstream.exitCode(e));
                 }
-                if (p != null) {
-                    group.add(f);
-                    sent.add(p);
-                }
-                if (!group.isEmpty() && (group.size() >= FLUSH_FILES || i == files.size() - 1)) {
-                    try {
-                        publisher.flush(group.size() == 1 ? group.get(0).toString() : "one of " + group.size() + " files from " + group.get(0));
-                    } catch (Exception e) {
-                        err.println("swapstream: " + Swapstream.userMessage(e));
-                        status = Math.max(status, Swapstream.exitCode(e));
-                        group.clear();
-                        sent.clear();
-                        continue;
-                    }
-                    for (int k = 0; k < group.size(); k++) {
-                        BufferPublisher.Published q = sent.get(k);
-                        if (q.error() != null) {
-                            err.println("swapstream: " + q.error() + " (the rest went to the dead-letter topic; the session is marked incomplete)");
-                            status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
-                        }
-                        err.printf("published %s: %d buffers, %.1f MiB as session %s%n", group.get(k), q.buffers(), q.bytes() / 1048576.0, q.session());
-                        out.add(q);
-                    }
-                    group.clear();
-                    sent.clear();
-                }
+                if (group.size() >= FLUSH_FILES) status = Math.max(status, acknowledge(publisher, group, err, out));
             }
+            status = Math.max(status, acknowledge(publisher, group, err, out));
         }
         return new Outcome(out, status);
     }

@@ -87,7 +87,6 @@ final class Pipeline implements AutoCloseable {
         aggregateOverrides.putAll(aggregateSettings(windowNanos, emitIntervalMs));
         Properties a = StageConfig.streams(StageConfig.AGGREGATE, bootstrap, appId, stateDir.resolve("aggregate"), prefix,
                 replication, aggregateOverrides);
-        StageConfig.registerSchemas(StageConfig.asMap(d), prefix);
         Topology decodeTopology = decodeTopology(d);
         RowIndexes indexes = new RowIndexes();
         Topology aggregateTopology = aggregateTopology(a, indexes);

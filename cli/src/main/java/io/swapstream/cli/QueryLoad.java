@@ -43,7 +43,7 @@ final class QueryLoad {
         return out;
     }
 
-    private static Figures ask(URI uri, int clients, int requests) throws Exception {
+    static Figures ask(URI uri, int clients, int requests) throws Exception {
         long[] nanos = new long[requests];
         int each = requests / clients;
         ExecutorService pool = Executors.newFixedThreadPool(clients);

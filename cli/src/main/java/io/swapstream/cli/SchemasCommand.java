@@ -1,28 +1,21 @@
 package io.swapstream.cli;
 
-import io.swapstream.schemas.avro.ContextSwitch;
-import io.swapstream.schemas.avro.ContextSwitchBatch;
-import io.swapstream.schemas.avro.HostStats;
-import io.swapstream.schemas.avro.ProcessStats;
-import io.swapstream.schemas.avro.ThreadInfo;
-import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.serde.SchemaHistory;
 import io.swapstream.schemas.serde.SchemaRegistry;
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.avro.SchemaCompatibility;
-import org.apache.avro.specific.SpecificRecord;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.SchemaNormalization;
+import org.apache.avro.specific.SpecificRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -36,9 +29,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "schemas", description = "Write the topics' Avro schemas, each loadable alone (earlier versions too), with each"
         + " one's single-object fingerprint (the 8 bytes after C3 01 in a record); or register them all in a schema registry.")
 final class SchemasCommand implements Callable<Integer> {
-    static final List<Class<?>> RECORDS = List.of(TraceSession.class, ContextSwitchBatch.class, ContextSwitch.class, ThreadInfo.class,
-            ThreadStats.class, ProcessStats.class, HostStats.class, io.swapstream.schemas.avro.WakeEdge.class);
-
     @Option(names = "--register", paramLabel = "URL", description = "register every schema, earlier versions first, under its topic's"
             + " value subject (TOPIC-value, compatibility BACKWARD) in this schema registry (Confluent's API or Apicurio's)")
     String register;
@@ -72,22 +62,16 @@ final class SchemasCommand implements Callable<Integer> {
         }
     }
 
+    /** Every record topic's versions, the first to the current (v 0). */
     static List<Version> versions() {
         List<Version> all = new ArrayList<>();
-        for (Class<?> type : RECORDS) {
-            List<Schema> earlier = SchemaHistory.earlier(type);
-            for (int i = 0; i < earlier.size(); i++) all.add(new Version(type.getSimpleName(), i + 1, earlier.get(i)));
-            all.add(new Version(type.getSimpleName(), 0, schemaOf(type)));
+        for (Class<?> type : RecordTopics.VALUE_TYPES.values()) {
+            List<Schema> versions = SchemaHistory.all(type);
+            for (int i = 0; i < versions.size(); i++) {
+                all.add(new Version(type.getSimpleName(), i == versions.size() - 1 ? 0 : i + 1, versions.get(i)));
+            }
         }
         return all;
-    }
-
-    static Schema schemaOf(Class<?> type) {
-        try {
-            return (Schema) type.getMethod("getClassSchema").invoke(null);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override
@@ -124,8 +108,7 @@ final class SchemasCommand implements Callable<Integer> {
         for (Map.Entry<String, Class<? extends SpecificRecord>> e : RecordTopics.VALUE_TYPES.entrySet()) {
             String subject = SchemaRegistry.subject(io.swapstream.schemas.SwapstreamConfig.topic(prefix, e.getKey()));
             String name = e.getValue().getSimpleName();
-            List<Schema> versions = new ArrayList<>(SchemaHistory.earlier(e.getValue()));
-            versions.add(schemaOf(e.getValue()));
+            List<Schema> versions = SchemaHistory.all(e.getValue());
             int from = 0;
             for (int i = 1; i < versions.size(); i++) {
                 if (SchemaCompatibility.checkReaderWriterCompatibility(versions.get(i), versions.get(i - 1)).getType()
@@ -135,11 +118,16 @@ final class SchemasCommand implements Callable<Integer> {
                 w.printf("%-32s %s v1 to v%d not registered: v%d cannot read them (the columns changed), so no BACKWARD subject"
                         + " holds both; records of theirs read only in single-object encoding%n", subject, name, from, from + 1);
             }
+            // asked once each: whether the subject has the version already
+            boolean[] present = new boolean[versions.size()];
             int newest = -1;
-            for (int i = versions.size() - 1; i >= from && newest < 0; i--) if (registry.find(subject, versions.get(i)) != null) newest = i;
+            for (int i = from; i < versions.size(); i++) {
+                present[i] = registry.find(subject, versions.get(i)) != null;
+                if (present[i]) newest = i;
+            }
             for (int i = from; i < versions.size(); i++) {
                 String label = i == versions.size() - 1 ? "current" : "v" + (i + 1);
-                if (i < newest && registry.find(subject, versions.get(i)) == null) {
+                if (i < newest && !present[i]) {
                     w.printf("%-32s %-20s %-8s not added: the subject already has a later version%n", subject, name, label);
                     continue;
                 }

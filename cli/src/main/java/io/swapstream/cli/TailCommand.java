@@ -1,13 +1,10 @@
 package io.swapstream.cli;
 
-import io.swapstream.decode.ContextSwitch;
 import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.ingest.IngestPosition;
+import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.ThreadInfo;
-import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.json.RecordJson;
 import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.io.PrintWriter;
@@ -141,19 +138,10 @@ final class TailCommand implements Callable<Integer> {
 
     /** How a topic's records read as JSON lines. */
     private Function<ConsumerRecord<String, byte[]>, String> format(String suffix, Map<String, Object> config) {
-        RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
-        return switch (suffix) {
-            case SwapstreamConfig.SESSIONS -> avro(serdes.serde(TraceSession.class, config).deserializer());
-            case SwapstreamConfig.THREADS -> avro(serdes.serde(ThreadInfo.class, config).deserializer());
-            case SwapstreamConfig.THREAD_STATS -> avro(serdes.serde(ThreadStats.class, config).deserializer());
-            case SwapstreamConfig.PROCESS_STATS -> avro(serdes.serde(io.swapstream.schemas.avro.ProcessStats.class, config).deserializer());
-            case SwapstreamConfig.HOST_STATS -> avro(serdes.serde(io.swapstream.schemas.avro.HostStats.class, config).deserializer());
-            case SwapstreamConfig.WAKE_EDGES -> avro(serdes.serde(io.swapstream.schemas.avro.WakeEdge.class, config).deserializer());
-            case SwapstreamConfig.CONTEXT_SWITCHES -> avro(serdes.serde(io.swapstream.schemas.avro.ContextSwitch.class, config).deserializer());
-            case SwapstreamConfig.SWITCH_BATCHES -> batches(SwitchBatchSerde.forConfig(config).deserializer());
-            case SwapstreamConfig.INGEST_POSITIONS -> TailCommand::position;
-            default -> TailCommand::raw;
-        };
+        if (suffix.equals(SwapstreamConfig.SWITCH_BATCHES)) return batches(SwitchBatchSerde.forConfig(config).deserializer());
+        if (suffix.equals(SwapstreamConfig.INGEST_POSITIONS)) return TailCommand::position;
+        Class<? extends SpecificRecord> type = RecordTopics.VALUE_TYPES.get(suffix);
+        return type == null ? TailCommand::raw : avro(RecordSerdeFactory.from(config).serde(type, config).deserializer());
     }
 
     private static <T extends SpecificRecord> Function<ConsumerRecord<String, byte[]>, String> avro(Deserializer<T> d) {

@@ -12,7 +12,6 @@ import io.swapstream.schemas.avro.ThreadStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -22,12 +21,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,25 +39,6 @@ class ConnectExportIT {
     static final List<String> SKETCHES = List.of("waitSketch", "readySketch", "runSketch", "readyIdleWakeSketch", "readyContendedSketch");
 
     @TempDir Path dir;
-
-    /** Every committed record of a topic, from the start to its end now. */
-    static List<ConsumerRecord<String, byte[]>> all(String bootstrap, String topic) {
-        Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, SwapstreamConfig.MAX_MESSAGE_BYTES);
-        List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) out.add(r);
-            }
-        }
-        return out;
-    }
 
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // a guard against a worker that never exports
@@ -110,7 +84,7 @@ class ConnectExportIT {
         }
         Map<String, Integer> expected = new HashMap<>();
         for (String suffix : files.keySet()) {
-            expected.put(suffix, (int) all(kafka.servers(), prefix + suffix).stream().filter(r -> r.value() != null).count());
+            expected.put(suffix, (int) ClusterFaultIT.readAll(kafka.servers(), prefix + suffix).stream().filter(r -> r.value() != null).count());
         }
 
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
@@ -189,16 +163,7 @@ class ConnectExportIT {
         private Object value(String stops) {
             if (s.startsWith("Struct{", i)) {
                 i += "Struct{".length();
-                Map<String, Object> m = new LinkedHashMap<>();
-                while (s.charAt(i) != '}') {
-                    int eq = s.indexOf('=', i);
-                    String name = s.substring(i, eq);
-                    i = eq + 1;
-                    m.put(name, value(",}"));
-                    if (s.charAt(i) == ',') i++;
-                }
-                i++;
-                return m;
+                return pairs(",", new LinkedHashMap<>());
             }
             if (s.startsWith("[B@", i)) {
                 scalar(stops);
@@ -216,18 +181,22 @@ class ConnectExportIT {
             }
             if (s.charAt(i) == '{') {
                 i++;
-                Map<String, Object> m = new LinkedHashMap<>();
-                while (s.charAt(i) != '}') {
-                    int eq = s.indexOf('=', i);
-                    String key = s.substring(i, eq);
-                    i = eq + 1;
-                    m.put(key, value(",}"));
-                    if (s.startsWith(", ", i)) i += 2;
-                }
-                i++;
-                return new TreeMap<>(m);
+                return pairs(", ", new TreeMap<>());
             }
             return scalar(stops);
+        }
+
+        /** name=value pairs up to the closing brace, split by {@code separator}: a struct's fields or a map's entries. */
+        private Map<String, Object> pairs(String separator, Map<String, Object> into) {
+            while (s.charAt(i) != '}') {
+                int eq = s.indexOf('=', i);
+                String name = s.substring(i, eq);
+                i = eq + 1;
+                into.put(name, value(",}"));
+                if (s.startsWith(separator, i)) i += separator.length();
+            }
+            i++;
+            return into;
         }
 
         private String scalar(String stops) {

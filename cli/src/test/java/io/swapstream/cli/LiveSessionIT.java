@@ -1,12 +1,9 @@
 package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.decode.MaximumWaitReason;
-import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
@@ -19,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -110,14 +106,7 @@ class LiveSessionIT {
     }
 
     static Map<String, ThreadStats> offline(Path f, String host, long window) throws Exception {
-        SessionStatistics whole = new SessionStatistics(0);
-        SessionStatistics windows = new SessionStatistics(window);
-        SessionDecoder d = SessionDecoder.decodeBatches(f, host, null, b -> { whole.accept(b); windows.accept(b); }, null);
-        String session = d.session().session();
-        Map<String, ThreadStats> out = new HashMap<>();
-        for (ThreadStats t : whole.wholeSession()) out.put(session + "/" + t.getThreadId(), t);
-        for (ThreadStats t : windows.windowed()) out.put(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos(), t);
-        return out;
+        return OfflineRows.of(f, host, window);
     }
 
     /** Reads thread-stats as they come: final rows by key, how often each was emitted final, when it arrived. */

@@ -13,7 +13,6 @@ import io.swapstream.schemas.serde.SchemaHistory;
 import io.swapstream.schemas.serde.SchemaRegistry;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,11 +40,6 @@ class SchemaRegistryIT {
         return "sr" + UUID.randomUUID().toString().substring(0, 6) + ".";
     }
 
-    /** Every committed record of a topic, from the start to its end now. */
-    static List<ConsumerRecord<String, byte[]>> all(String bootstrap, String topic) {
-        return ConnectExportIT.all(bootstrap, topic);
-    }
-
     static long fingerprint(String schemaJson) {
         return SchemaNormalization.parsingFingerprint64(new Schema.Parser().parse(schemaJson));
     }
@@ -71,7 +65,7 @@ class SchemaRegistryIT {
             String topic = framed + suffix;
             Schema current = SpecificData.get().getSchema(RecordTopics.VALUE_TYPES.get(suffix));
             Set<Integer> ids = new HashSet<>();
-            List<ConsumerRecord<String, byte[]>> records = all(kafka.servers(), topic);
+            List<ConsumerRecord<String, byte[]>> records = ClusterFaultIT.readAll(kafka.servers(), topic);
             assertFalse(records.isEmpty(), topic);
             for (ConsumerRecord<String, byte[]> r : records) {
                 if (r.value() == null) continue;

@@ -34,6 +34,9 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     private static final long FINGERPRINT_V2 = SchemaNormalization.parsingFingerprint64(SchemaHistory.earlier(ContextSwitchBatch.class).get(1));
     /** Batches written before the CSwitch-only columns (previousCState and the rest). */
     private static final long FINGERPRINT_V3 = SchemaNormalization.parsingFingerprint64(SchemaHistory.earlier(ContextSwitchBatch.class).get(2));
+    /** A single-object header's fingerprint, read in place. */
+    private static final java.lang.invoke.VarHandle LONG_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+            ByteOrder.LITTLE_ENDIAN);
     /** What an Unknown enum symbol reads back as: outside every table. */
     static final int UNKNOWN_VALUE = 255;
 
@@ -79,8 +82,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     @Override
     public byte[] serialize(String topic, SwitchBatch b) {
         if (b == null) return null;
-        byte[] header = registry == null ? HEADER : prefixes.computeIfAbsent(topic, t ->
-                RegistryFraming.prefix(registry.register(SchemaRegistry.subject(t), ContextSwitchBatch.getClassSchema())));
+        byte[] header = registry == null ? HEADER : prefixes.computeIfAbsent(topic, t -> registry.prefix(t, ContextSwitchBatch.getClassSchema()));
         return writer.get().write(b, header);
     }
 
@@ -122,7 +124,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
             if (data.length < HEADER.length || data[0] != HEADER[0] || data[1] != HEADER[1]) {
                 throw new SerializationException("a " + topic + " value of " + data.length + " bytes is no batch");
             }
-            fingerprint = ByteBuffer.wrap(data, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            fingerprint = (long) LONG_LE.get(data, 2);
             body = HEADER.length;
         }
         try {

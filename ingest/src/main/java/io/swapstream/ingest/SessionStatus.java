@@ -39,8 +39,8 @@ public final class SessionStatus implements AutoCloseable {
         this.values = RecordSerdeFactory.from(serdeConfig).serde(TraceSession.class, serdeConfig).deserializer();
     }
 
-    /** Whether each session on the topic has ended, as of the records read so far. */
-    private final Map<String, Boolean> ended = new HashMap<>();
+    /** The sessions the topic says ended, as of the records read so far. */
+    private final java.util.Set<String> ended = new java.util.HashSet<>();
     private List<TopicPartition> partitions;
 
     /**
@@ -58,12 +58,9 @@ public final class SessionStatus implements AutoCloseable {
         Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
         while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
             for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                if (r.value() == null) {
-                    ended.remove(r.key());
-                } else {
-                    TraceSession t = values.deserialize(topic, r.value());
-                    ended.put(r.key(), t.getComplete() || t.getEndReason() != null);
-                }
+                TraceSession t = r.value() == null ? null : values.deserialize(topic, r.value());
+                if (t != null && (t.getComplete() || t.getEndReason() != null)) ended.add(r.key());
+                else ended.remove(r.key());
             }
         }
     }
@@ -71,7 +68,7 @@ public final class SessionStatus implements AutoCloseable {
     /** True when the session has ended: re-publishing it would only fill the dead-letter topic. */
     public boolean hasEnded(String session) {
         catchUp();
-        return ended.getOrDefault(session, false);
+        return ended.contains(session);
     }
 
     @Override

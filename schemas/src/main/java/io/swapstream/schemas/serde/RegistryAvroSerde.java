@@ -37,7 +37,7 @@ public final class RegistryAvroSerde<T extends SpecificRecord> implements Serde<
     @Override
     public byte[] serialize(String topic, T data) {
         if (data == null) return null;
-        byte[] prefix = prefixes.computeIfAbsent(topic, t -> RegistryFraming.prefix(registry.register(SchemaRegistry.subject(t), schema)));
+        byte[] prefix = prefixes.computeIfAbsent(topic, t -> registry.prefix(t, schema));
         return singleObject.encode(prefix, data);
     }
 

@@ -27,6 +27,13 @@ public final class SchemaHistory {
         return EARLIER.get(type);
     }
 
+    /** Every version of a generated record's schema, the first to the current. */
+    public static List<Schema> all(Class<?> type) {
+        List<Schema> out = new ArrayList<>(earlier(type));
+        out.add(org.apache.avro.specific.SpecificData.get().getSchema(type));
+        return out;
+    }
+
     private static List<Schema> read(Class<?> type) {
         List<Schema> out = new ArrayList<>();
         for (int v = 1; ; v++) {

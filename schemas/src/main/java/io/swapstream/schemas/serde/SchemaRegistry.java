@@ -140,6 +140,11 @@ public final class SchemaRegistry {
         }
     }
 
+    /** The prefix of {@code topic}'s values in Confluent's wire format: the id of {@code schema} under its value subject. */
+    public byte[] prefix(String topic, Schema schema) {
+        return RegistryFraming.prefix(register(subject(topic), schema));
+    }
+
     /** The id of {@code schema} if {@code subject} has it as a version, else null. */
     public Integer find(String subject, Schema schema) {
         return call("look up " + schema.getName() + " under " + subject, () -> {
