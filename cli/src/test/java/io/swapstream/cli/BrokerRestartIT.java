@@ -41,13 +41,17 @@ class BrokerRestartIT {
         Path watched = Files.createDirectories(dir.resolve("traces"));
         StageProcess decode = live.decode(k, dir.resolve("decode-state"));
         StageProcess aggregate = live.aggregate(k, dir.resolve("aggregate-state"));
-        try (LiveSessionIT.Rows rows = live.new Rows(k); StageProcess ingest = live.ingest(k, watched)) {
-            Thread writer = LiveSessionIT.replaying(whole, watched.resolve("restart.etl"), 120);
-            LiveSessionIT.awaitFileSize(watched.resolve("restart.etl"), Files.size(whole) / 2);
+        StageProcess ingest = live.ingest(k, watched, LiveSessionIT.GATED_QUIET);
+        Path file = watched.resolve("restart.etl");
+        // the writer waits at half the file for the broker's stop to begin: mid-file, however slow the machine
+        try (LiveSessionIT.Rows rows = live.new Rows(k); GatedReplay writer = GatedReplay.start(whole, file, 120, 0.5)) {
+            writer.awaitAt(0);
             broker.close(); // SIGTERM: the broker's own clean stop
+            writer.pass(0);
             broker = StageProcess.start(brokerLog, "broker", "--data-dir", data.toString(), "--port", String.valueOf(port))
                     .awaitLog("broker: running", Duration.ofSeconds(60));
             writer.join();
+            ingest = live.finish(k, watched, ingest, file);
             rows.await(expected, Duration.ofSeconds(180));
             LiveSessionIT.assertSameFinals(expected, rows);
             assertEquals(2, Files.readString(brokerLog).split("broker: running", -1).length - 1, "the broker ran twice");
@@ -55,6 +59,7 @@ class BrokerRestartIT {
             ClusterFaultIT.assertEachBatchOnce(bootstrap, live.prefix, session);
             ClusterFaultIT.assertOneEndRecord(bootstrap, live.prefix, session);
         } finally {
+            ingest.close();
             decode.close();
             aggregate.close();
             broker.close();

@@ -71,39 +71,44 @@ class ClusterFaultIT {
         Path aggregateState = dir.resolve("aggregate-state");
         StageProcess decode = live.decode(k, decodeState);
         StageProcess aggregate = live.aggregate(k, aggregateState);
-        StageProcess ingest = live.ingest(k, watched);
+        StageProcess ingest = live.ingest(k, watched, LiveSessionIT.GATED_QUIET);
         Map<String, Double> backAfter = new TreeMap<>();
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers)); LiveSessionIT.Rows rows = live.new Rows(k)) {
+        Path file = watched.resolve("fault.etl");
+        // the writer waits at each fifth of the file for that fault to begin: each one mid-file, however slow the machine
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers)); LiveSessionIT.Rows rows = live.new Rows(k);
+             GatedReplay writer = GatedReplay.start(whole, file, 40, 0.2, 0.4, 0.6, 0.8)) {
             assertEquals(3, admin.describeCluster().nodes().get().size());
-            Path file = watched.resolve("fault.etl");
-            Thread writer = LiveSessionIT.replaying(whole, file, 40);
-            long size = Files.size(whole);
 
-            LiveSessionIT.awaitFileSize(file, size / 5);
+            writer.awaitAt(0);
             int node = leadEverythingOfTheSession(admin, live.prefix, session);
             brokers[node - 1].kill9();
+            writer.pass(0);
             Thread.sleep(2000);
             brokers[node - 1] = broker(node, client[node - 1], controller[node - 1], voters).awaitLog("broker: running",
                     Duration.ofSeconds(90));
 
-            LiveSessionIT.awaitFileSize(file, 2 * size / 5);
+            writer.awaitAt(1);
             decode.kill9();
+            writer.pass(1);
             long t0 = System.nanoTime();
             decode = live.decode(k, decodeState);
             backAfter.put("decode", awaitHealth(decode, t0));
 
-            LiveSessionIT.awaitFileSize(file, 3 * size / 5);
+            writer.awaitAt(2);
             aggregate.kill9();
+            writer.pass(2);
             Directories.deleteTree(aggregateState);
             t0 = System.nanoTime();
             aggregate = live.aggregate(k, aggregateState);
             backAfter.put("aggregate, its state deleted", awaitHealth(aggregate, t0));
 
-            LiveSessionIT.awaitFileSize(file, 4 * size / 5);
+            writer.awaitAt(3);
             ingest.kill9();
-            ingest = live.ingest(k, watched);
+            writer.pass(3);
+            ingest = live.ingest(k, watched, LiveSessionIT.GATED_QUIET);
 
             writer.join();
+            ingest = live.finish(k, watched, ingest, file);
             rows.await(expected, Duration.ofSeconds(240));
             LiveSessionIT.assertSameFinals(expected, rows);
             backAfter.forEach((stage, s) -> System.out.printf("ClusterFaultIT: %s answered /health 200 %.1f s after its restart%n", stage, s));

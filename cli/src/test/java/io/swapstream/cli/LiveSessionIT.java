@@ -7,7 +7,6 @@ import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.ingest.generate.TraceReplay;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
@@ -75,21 +74,29 @@ class LiveSessionIT {
     }
 
     StageProcess ingest(KafkaBroker.Bootstrap k, Path watched) throws Exception {
-        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--host-from-file-name", "--quiet", "10s",
+        return ingest(k, watched, "10s");
+    }
+
+    /**
+     * The ingester of a test whose writers stop at gates ({@link GatedReplay}): a writer stopped there must
+     * not look finished, so a file is quiet only after this long; {@link #finish} ends the files once whole.
+     */
+    static final String GATED_QUIET = "10m";
+
+    StageProcess ingest(KafkaBroker.Bootstrap k, Path watched, String quiet) throws Exception {
+        return StageProcess.start(dir.resolve("ingest.log"), kafka(k, "ingest", "--watch", watched.toString(), "--host-from-file-name", "--quiet", quiet,
                 "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(60));
     }
 
-    /** Writes {@code target} from {@code whole} buffer by buffer, {@code speed} times faster than the trace ran, on a thread of its own. */
-    static Thread replaying(Path whole, Path target, double speed) {
-        Thread writer = new Thread(() -> {
-            try {
-                TraceReplay.replay(whole, target, speed, null);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        writer.start();
-        return writer;
+    /**
+     * Ends the sessions of {@code files}, whole now, without waiting for a gated ingester's quiet time: the
+     * ingester is stopped and started again with a quiet time of a second, and resumes each to its end.
+     */
+    StageProcess finish(KafkaBroker.Bootstrap k, Path watched, StageProcess ingest, Path... files) throws Exception {
+        ingest.close();
+        StageProcess again = ingest(k, watched, "1s");
+        for (Path f : files) again.awaitLog(f + ": no growth for", Duration.ofSeconds(120));
+        return again;
     }
 
     /** A trace of about 22 minutes on 4 processors, with process and thread events, in 8 KiB buffers. */
@@ -196,7 +203,7 @@ class LiveSessionIT {
         try (StageProcess decode = decode(k, dir.resolve("state"));
              StageProcess aggregate = aggregate(k, dir.resolve("state"));
              Rows rows = new Rows(k)) {
-            StageProcess[] ingest = {ingest(k, watched)};
+            StageProcess[] ingest = {ingest(k, watched, GATED_QUIET)};
             long buffers;
             try (var r = io.swapstream.etw.EtlReader.open(whole).framesOnly()) {
                 long n = 0;
@@ -204,34 +211,31 @@ class LiveSessionIT {
                 buffers = n;
             }
             long startNanos = TraceStart.of(whole);
-            Thread writer = new Thread(() -> {
-                try {
-                    TraceReplay.replay(whole, watched.resolve("live.etl"), speed, (i, traceNanos) -> {
-                        long end = Math.floorDiv(startNanos + traceNanos, WINDOW) * WINDOW;
-                        windowEndWrittenAt.putIfAbsent(end - WINDOW, System.nanoTime());
-                    });
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
+            Path file = watched.resolve("live.etl");
+            // the writer stops at a third and two thirds until the ingester has been killed there: mid-file, however slow the machine
+            try (GatedReplay writer = GatedReplay.start(whole, file, speed, (i, traceNanos) -> {
+                long end = Math.floorDiv(startNanos + traceNanos, WINDOW) * WINDOW;
+                windowEndWrittenAt.putIfAbsent(end - WINDOW, System.nanoTime());
+            }, 0.33, 0.66)) {
+                for (int g = 0; g < 2; g++) {
+                    writer.awaitAt(g);
+                    if (g == 0) {
+                        // the open session shows on both stages' gauges, from whichever task holds it
+                        RebalanceIT.awaitMetric(decode, "swapstream_sessions_open");
+                        RebalanceIT.awaitMetric(aggregate, "swapstream_sessions_open");
+                    }
+                    ingest[0].kill9();
+                    writer.pass(g); // the logger goes on while its ingester is down
+                    ingest[0] = ingest(k, watched, GATED_QUIET).awaitLog("resuming session", Duration.ofSeconds(60));
                 }
-            });
-            writer.start();
-            for (double at : new double[] {0.33, 0.66}) {
-                awaitFileSize(watched.resolve("live.etl"), (long) (Files.size(whole) * at));
-                assertTrue(writer.isAlive(), "killed while the file still grows");
-                if (at < 0.5) {
-                    // the open session shows on both stages' gauges, from whichever task holds it
-                    RebalanceIT.awaitCounter(decode, "swapstream_sessions_open");
-                    RebalanceIT.awaitCounter(aggregate, "swapstream_sessions_open");
-                }
-                ingest[0].kill9();
-                ingest[0] = ingest(k, watched).awaitLog("resuming session", Duration.ofSeconds(60));
+                writer.join();
             }
-            writer.join();
+            String log = Files.readString(dir.resolve("ingest.log"));
+            assertEquals(2, log.split("resuming session", -1).length - 1, log);
+            ingest[0] = finish(k, watched, ingest[0], file);
             rows.await(expected, Duration.ofSeconds(120));
             ingest[0].close();
             assertSameFinals(expected, rows);
-            String log = Files.readString(dir.resolve("ingest.log"));
-            assertEquals(2, log.split("resuming session", -1).length - 1, log);
             // how long after a window's end, in trace time at the replay speed, its final row came
             List<Double> lags = new ArrayList<>();
             rows.windowFinalAtNanos.forEach((start, at) -> {
@@ -256,38 +260,33 @@ class LiveSessionIT {
         Path watched = Files.createDirectories(dir.resolve("traces"));
         StageProcess[] decode = {decode(k, dir.resolve("decode-state"))};
         StageProcess[] aggregate = {aggregate(k, dir.resolve("aggregate-state"))};
-        try (Rows rows = new Rows(k); StageProcess ingest = ingest(k, watched)) {
-            Thread writer = replaying(whole, watched.resolve("crash.etl"), 150);
-            // at a fifth, two fifths, ... of the file: which stage, and whether its state directory goes too
+        StageProcess[] ingest = {ingest(k, watched, GATED_QUIET)};
+        Path file = watched.resolve("crash.etl");
+        // at a fifth, two fifths, ... of the file (the writer waits there for the kill): which stage, and whether its state directory goes too
+        try (Rows rows = new Rows(k); GatedReplay writer = GatedReplay.start(whole, file, 150, 0.2, 0.4, 0.6, 0.8)) {
             record Kill(String stage, boolean deleteState) {}
             List<Kill> kills = List.of(new Kill("decode", true), new Kill("aggregate", false), new Kill("decode", false),
                     new Kill("aggregate", true));
             for (int i = 0; i < kills.size(); i++) {
-                awaitFileSize(watched.resolve("crash.etl"), Files.size(whole) * (i + 1) / 5);
+                writer.awaitAt(i);
                 Kill kill = kills.get(i);
                 boolean isDecode = kill.stage().equals("decode");
                 Path state = dir.resolve(kill.stage() + "-state");
                 (isDecode ? decode : aggregate)[0].kill9();
+                writer.pass(i); // the host goes on writing while the stage is down
                 if (kill.deleteState()) Directories.deleteTree(state);
                 if (isDecode) decode[0] = decode(k, state);
                 else aggregate[0] = aggregate(k, state);
             }
             writer.join();
+            ingest[0] = finish(k, watched, ingest[0], file);
             rows.await(expected, Duration.ofSeconds(150));
             assertSameFinals(expected, rows);
         } finally {
+            ingest[0].close();
             decode[0].close();
             aggregate[0].close();
         }
-    }
-
-    static void awaitFileSize(Path f, long size) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(f) && f.toFile().length() >= size) return;
-            Thread.sleep(20);
-        }
-        throw new AssertionError(f + " did not reach " + size + " bytes");
     }
 
     /** The trace's start as Unix nanoseconds (its logfile header's StartTime). */

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -16,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two sessions on the two partitions of each topic, growing as they are written, through one decode
  * and one aggregate instance; mid-session a second instance of each joins, taking one of the two
- * tasks (and so one session) from the first, and later leaves, handing it back. The final rows
+ * tasks (and so one session) from the first, takes that session's buffers and switches, and leaves
+ * while the session still grows, handing it back. The final rows
  * equal the offline statistics, each once, and every batch and end record is on its topic once.
  */
 @ExtendWith(KafkaBroker.class)
@@ -46,24 +46,36 @@ class RebalanceIT {
         StageProcess aggregate = live.aggregate(k, dir.resolve("aggregate-1"));
         StageProcess decode2 = null;
         StageProcess aggregate2 = null;
-        try (LiveSessionIT.Rows rows = live.new Rows(k); StageProcess ingest = live.ingest(k, watched)) {
-            List<Thread> writers = new java.util.ArrayList<>();
-            for (String host : hosts) writers.add(LiveSessionIT.replaying(whole, watched.resolve(host + ".etl"), 20));
-            Path file = watched.resolve(hosts[0] + ".etl");
-            long size = Files.size(whole);
-            LiveSessionIT.awaitFileSize(file, size / 4);
+        // the loggers stop at a quarter of their files until each second instance holds a partition, and at three
+        // quarters until each took work and left: "mid-session" by construction, however slowly the machine runs
+        StageProcess ingest = live.ingest(k, watched, LiveSessionIT.GATED_QUIET);
+        try (LiveSessionIT.Rows rows = live.new Rows(k);
+             GatedReplay a = GatedReplay.start(whole, watched.resolve(hosts[0] + ".etl"), 20, 0.25, 0.75);
+             GatedReplay b = GatedReplay.start(whole, watched.resolve(hosts[1] + ".etl"), 20, 0.25, 0.75)) {
+            a.awaitAt(0);
+            b.awaitAt(0);
             decode2 = StageProcess.start(dir.resolve("decode-2.log"), live.kafka(k, "decode", "--http", "127.0.0.1:0", "--state-dir",
                     dir.resolve("decode-2").toString(), "--application-id", "live-" + live.prefix)).awaitLog("decode: running", Duration.ofSeconds(60));
             aggregate2 = StageProcess.start(dir.resolve("aggregate-2.log"), live.kafka(k, "aggregate", "--http", "127.0.0.1:0", "--state-dir",
                     dir.resolve("aggregate-2").toString(), "--application-id", "live-" + live.prefix, "--window", "60s", "--emit-interval",
                     "1s")).awaitLog("aggregate: running", Duration.ofSeconds(60));
-            // each second instance took a task and worked on it
-            awaitCounter(decode2, "swapstream_buffers_in_total");
-            awaitCounter(aggregate2, "swapstream_switches_in_total");
-            LiveSessionIT.awaitFileSize(file, 3 * size / 4);
+            // one of the two partitions each, and so one of the two live sessions: each stage has one source topic
+            awaitMetric(decode2, "swapstream_kafka_assigned_partitions");
+            awaitMetric(aggregate2, "swapstream_kafka_assigned_partitions");
+            a.pass(0);
+            b.pass(0);
+            // each second instance takes its session's next buffers and switches
+            awaitMetric(decode2, "swapstream_buffers_in_total");
+            awaitMetric(aggregate2, "swapstream_switches_in_total");
+            a.awaitAt(1);
+            b.awaitAt(1);
             decode2.close(); // a planned stop: it leaves the group, and its task moves back at once
             aggregate2.close();
-            for (Thread w : writers) w.join();
+            a.pass(1);
+            b.pass(1);
+            a.join();
+            b.join();
+            ingest = live.finish(k, watched, ingest, watched.resolve(hosts[0] + ".etl"), watched.resolve(hosts[1] + ".etl"));
             rows.await(expected, Duration.ofSeconds(180));
             LiveSessionIT.assertSameFinals(expected, rows);
             for (String host : hosts) {
@@ -72,6 +84,7 @@ class RebalanceIT {
                 ClusterFaultIT.assertOneEndRecord(k.servers(), live.prefix, session);
             }
         } finally {
+            ingest.close();
             decode.close();
             aggregate.close();
             if (decode2 != null) decode2.close();
@@ -80,12 +93,12 @@ class RebalanceIT {
     }
 
     /** Waits until the stage's metric {@code name} is above 0. */
-    static void awaitCounter(StageProcess stage, String name) throws Exception {
+    static void awaitMetric(StageProcess stage, String name) throws Exception {
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         java.net.URI uri = java.net.URI.create("http://" + stage.http() + "/metrics");
         java.util.regex.Pattern p = java.util.regex.Pattern.compile("(?m)^" + name + "\\{[^}]*} ([0-9.E]+)$");
-        // a task moving to a new instance restores its state first: on 2 busy cores, a minute and more
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        // a task moving to a new instance restores its state first: on 2 busy cores, a minute and more; a bound, not a timing
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         String body = "";
         while (System.nanoTime() < deadline) {
             body = http.send(java.net.http.HttpRequest.newBuilder(uri).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();

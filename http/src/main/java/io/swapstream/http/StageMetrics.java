@@ -51,6 +51,8 @@ public final class StageMetrics implements AutoCloseable {
                     "Kafka Streams: records dropped (deserialization errors, late records)"),
             new KafkaMetric("consumer-coordinator-metrics", "rebalance-total", "swapstream_kafka_rebalances", true, Double::sum,
                     "Kafka consumer group rebalances this instance took part in"),
+            new KafkaMetric("consumer-coordinator-metrics", "assigned-partitions", "swapstream_kafka_assigned_partitions", false, Double::sum,
+                    "Kafka: input partitions assigned to this instance, its share of the stage's tasks (0 while it holds none)"),
             new KafkaMetric("consumer-fetch-manager-metrics", "records-lag-max", "swapstream_kafka_records_lag_max", false, StageMetrics::max,
                     "Kafka: the largest lag of a partition this instance reads, records"),
             new KafkaMetric("producer-metrics", "record-error-total", "swapstream_kafka_producer_record_errors", true, Double::sum,

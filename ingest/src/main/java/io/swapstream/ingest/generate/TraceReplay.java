@@ -14,9 +14,12 @@ import java.nio.file.StandardOpenOption;
 public final class TraceReplay {
     private TraceReplay() {}
 
-    /** Wall-clock nanoseconds since the replay began when buffer {@code i} had been written. */
+    /**
+     * Told of each buffer once it is written. The replay waits for it, and the trace's time stands still
+     * meanwhile: a listener that blocks pauses the logger, which then goes on at its pace, not in a burst.
+     */
     public interface Listener {
-        void written(int buffer, long traceNanos);
+        void written(int buffer, long traceNanos) throws InterruptedException;
     }
 
     public static void replay(Path source, Path target, double speed, Listener listener) throws IOException, InterruptedException {
@@ -34,7 +37,11 @@ public final class TraceReplay {
                 while (b.hasRemaining()) out.write(b);
                 b = ByteBuffer.wrap(r.rawBytes(), half, r.rawLength() - half);
                 while (b.hasRemaining()) out.write(b);
-                if (listener != null) listener.written(i, r.writtenAtNanos());
+                if (listener != null) {
+                    long before = System.nanoTime();
+                    listener.written(i, r.writtenAtNanos());
+                    start += System.nanoTime() - before;
+                }
                 i++;
             }
         }
