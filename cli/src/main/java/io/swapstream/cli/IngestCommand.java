@@ -70,6 +70,7 @@ final class IngestCommand implements Callable<Integer> {
         if (watch != null) return watch(mwr);
         if (files.isEmpty()) throw new UserInputException("give the traces to publish, or --watch DIR");
         Options.traceFiles(files);
+        for (Path f : files) Options.host(host, f); // before Kafka is asked anything
         kafka.validate(true);
         String bootstrap = kafka.connect();
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
@@ -86,7 +87,7 @@ final class IngestCommand implements Callable<Integer> {
         if (host != null && hostFromFileName) throw new UserInputException("give --host or --host-from-file-name, not both");
         AfterPublish after = AfterPublish.parse(afterPublish);
         Long flushTimerMs = flushTimer == null ? null : Math.max(1, Options.positiveDuration("--flush-timer", flushTimer) / 1_000_000);
-        String watchHost = host != null ? host : hostFromFileName ? null : Options.machineName();
+        String watchHost = host != null ? Options.checkedHost(host, "--host") : hostFromFileName ? null : Options.machineName();
         long quietMs = Options.positiveDuration("--quiet", quiet) / 1_000_000;
         long pollMs = Options.positiveDuration("--poll", poll) / 1_000_000;
         kafka.validate(true);

@@ -15,10 +15,20 @@ final class Options {
 
     /** The host of a trace: given, or the file name without its extension. */
     static String host(String given, Path file) {
-        if (given != null) return given;
-        String name = file.getFileName().toString();
-        int dot = name.lastIndexOf('.');
-        return dot > 0 ? name.substring(0, dot) : name;
+        String host = given;
+        if (host == null) {
+            String name = file.getFileName().toString();
+            int dot = name.lastIndexOf('.');
+            host = dot > 0 ? name.substring(0, dot) : name;
+        }
+        return checkedHost(host, given != null ? "--host" : file.toString());
+    }
+
+    /** {@code host}, when it can begin a session id; else refused in one line naming {@code where} it came from. */
+    static String checkedHost(String host, String where) {
+        String problem = io.swapstream.etw.LogfileHeader.hostProblem(host);
+        if (problem != null) throw new UserInputException(where + ": " + problem + " (give another with --host)");
+        return host;
     }
 
     /**
@@ -36,7 +46,7 @@ final class Options {
         }
         if (name == null || name.isBlank()) throw new UserInputException("cannot tell this machine's name: give --host");
         // ':' separates a session id's parts
-        return name.replace(':', '-');
+        return checkedHost(name.replace(':', '-'), "this machine's name");
     }
 
     static Integer maxWaitReason(String s) {

@@ -107,7 +107,7 @@ class AggregateOffsetBehindIT {
                 }
             }
             for (int i = taken; i < n; i++) send(producer, rawTopic, session, f, i, offsets.get(i), buffers.get(i));
-            RecordHeaders end = BufferPublisher.headers("h", f, n, -1, null);
+            RecordHeaders end = BufferPublisher.headers("h", BufferPublisher.streamOf(f), f, n, -1, null);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(n).getBytes(StandardCharsets.UTF_8));
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end)).get();
             between.apply(admin, prefix, appId, taken);
@@ -144,6 +144,6 @@ class AggregateOffsetBehindIT {
 
     static void send(KafkaProducer<String, byte[]> producer, String topic, String session, Path f, long index, long offset,
                      byte[] bytes) throws Exception {
-        producer.send(new ProducerRecord<>(topic, null, session, bytes, BufferPublisher.headers("h", f, index, offset, null))).get();
+        producer.send(new ProducerRecord<>(topic, null, session, bytes, BufferPublisher.headers("h", BufferPublisher.streamOf(f), f, index, offset, null))).get();
     }
 }

@@ -37,9 +37,54 @@ public record LogfileHeader(
 
     public static final int HOOK_ID = 0x0000;
 
-    /** The session id (docs/architecture.md "Topics and records"): host, logger name and StartTime, stable for one recording. */
+    /**
+     * The session id (docs/architecture.md "Topics and records"): host, logger name and StartTime, stable for
+     * one recording. The logger's name comes from the file, so its '%', ':' and '/' are escaped: two
+     * recordings cannot share an id through a name, and '/' stays the separator of the keys built on it.
+     * The host is the ingester's to check ({@link #hostProblem}).
+     */
     public String sessionId(String host) {
-        return host + ":" + loggerName + ":" + startTime;
+        return host + ":" + escapeLogger(loggerName) + ":" + startTime;
+    }
+
+    static String escapeLogger(String name) {
+        if (name.indexOf('%') < 0 && name.indexOf(':') < 0 && name.indexOf('/') < 0) return name;
+        return name.replace("%", "%25").replace(":", "%3A").replace("/", "%2F");
+    }
+
+    /** Why {@code host} cannot begin a session id, or null when it can: a session id's host holds no ':', '/', '%' or control character. */
+    public static String hostProblem(String host) {
+        if (host == null || host.isEmpty()) return "a host name is empty";
+        if (host.length() > 255) return "host name '" + host.substring(0, 40) + "...' is longer than 255 characters";
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (c == ':' || c == '/' || c == '%' || c < 0x20 || c == 0x7F) {
+                return "host name '" + host.replaceAll("\\p{Cntrl}", "?") + "' holds " + (c < 0x20 || c == 0x7F ? "a control character"
+                        : "'" + c + "'") + ", which session ids reserve";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What tells this recording's buffers from another's under the same session id: a hash of the fields
+     * the kernel sets when the logger starts and never rewrites (not its end time or counts, which it
+     * rewrites at the stop). A trace made up under another host's name and start time differs here.
+     */
+    public String stream() {
+        java.security.MessageDigest sha;
+        try {
+            sha = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every Java platform has SHA-256
+        }
+        ByteBuffer b = ByteBuffer.allocate(96).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putInt(bufferSize).putInt(majorVersion).putInt(minorVersion).putInt(subVersion).putInt(subMinorVersion).putInt(providerVersion)
+                .putInt(numberOfProcessors).putInt(timerResolution).putInt(maximumFileSize).putInt(pointerSize).putInt(cpuSpeedInMHz)
+                .putLong(bootTime).putLong(perfFreq).putLong(startTime).putInt(reservedFlags);
+        sha.update(b.array(), 0, b.position());
+        sha.update(loggerName.getBytes(StandardCharsets.UTF_8));
+        return java.util.HexFormat.of().formatHex(sha.digest(), 0, 8);
     }
 
     /** The host part of a session id (the text before its first ':'). */

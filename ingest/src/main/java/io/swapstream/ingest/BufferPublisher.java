@@ -84,13 +84,15 @@ public final class BufferPublisher implements AutoCloseable {
     public Published send(Path file, String host, Integer maxWaitReason, LongConsumer progress) throws IOException {
         long lateness = lateness(file);
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
-            String session = sessionOf(r, host);
+            LogfileHeader header = headerOf(r);
+            String session = header.sessionId(host);
+            String stream = header.stream();
             long index = 0;
             long bytes = 0;
             String error = null;
             while (true) {
                 byte[] value = BufferFiller.published(r.rawBytes(), r.rawLength(), r.header());
-                RecordHeaders h = headers(host, file, index, r.bufferOffset(), maxWaitReason);
+                RecordHeaders h = headers(host, stream, file, index, r.bufferOffset(), maxWaitReason);
                 if (index == 0 && lateness >= 0) {
                     h.add(SwapstreamConfig.HEADER_LATENESS_TICKS, Long.toString(lateness).getBytes(StandardCharsets.UTF_8));
                 }
@@ -102,11 +104,11 @@ public final class BufferPublisher implements AutoCloseable {
                     if (!r.next()) break;
                 } catch (EtlFormatException e) {
                     error = e.getMessage();
-                    sendDeadLetter(session, host, file, index, r.position(), maxWaitReason, rest(file, r.position()), error);
+                    sendDeadLetter(session, host, stream, file, index, r.position(), maxWaitReason, rest(file, r.position()), error);
                     break;
                 }
             }
-            RecordHeaders end = headers(host, file, index, -1, maxWaitReason);
+            RecordHeaders end = headers(host, stream, file, index, -1, maxWaitReason);
             end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(index).getBytes(StandardCharsets.UTF_8));
             if (error != null) {
                 // the decode stage marks the session incomplete with this reason
@@ -138,20 +140,27 @@ public final class BufferPublisher implements AutoCloseable {
         }
     }
 
-    /** The session id of the file {@code r} has just opened (its first buffer is read here). */
-    private static String sessionOf(EtlReader r, String host) throws IOException {
+    /** The logfile header of the file {@code r} has just opened (its first buffer is read here). */
+    private static LogfileHeader headerOf(EtlReader r) throws IOException {
         if (!r.next()) throw new EtlFormatException(r.source(), 0, "no buffers");
         LogfileHeader header = LogfileHeader.find(r.decoder());
         if (header == null) {
             throw new EtlFormatException(r.source(), io.swapstream.etw.BufferHeader.SIZE, "no logfile header event in the first buffer");
         }
-        return header.sessionId(host);
+        return header;
     }
 
     /** The session id a file will be published as, read from its logfile header. */
     public static String sessionOf(Path file, String host) throws IOException {
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
-            return sessionOf(r, host);
+            return headerOf(r).sessionId(host);
+        }
+    }
+
+    /** The stream its buffers are published with ({@link LogfileHeader#stream()}), read from its logfile header. */
+    public static String streamOf(Path file) throws IOException {
+        try (EtlReader r = EtlReader.open(file).framesOnly()) {
+            return headerOf(r).stream();
         }
     }
 
@@ -165,9 +174,9 @@ public final class BufferPublisher implements AutoCloseable {
         }
     }
 
-    private void sendDeadLetter(String session, String host, Path file, long index, long offset, Integer maxWaitReason,
+    private void sendDeadLetter(String session, String host, String stream, Path file, long index, long offset, Integer maxWaitReason,
                                 byte[] value, String error) {
-        RecordHeaders h = headers(host, file, index, offset, maxWaitReason);
+        RecordHeaders h = headers(host, stream, file, index, offset, maxWaitReason);
         h.add(SwapstreamConfig.HEADER_ERROR, error.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
         producer.send(new ProducerRecord<>(deadLetterTopic, null, session, value, h), this::sent);
@@ -177,10 +186,14 @@ public final class BufferPublisher implements AutoCloseable {
         if (e != null) failed.compareAndSet(null, e);
     }
 
-    /** The headers of a raw buffer record (docs/architecture.md "Topics and records"); {@code offset} negative for none. */
-    public static RecordHeaders headers(String host, Path file, long index, long offset, Integer maxWaitReason) {
+    /**
+     * The headers of a raw buffer record (docs/architecture.md "Topics and records"); {@code offset} negative for none,
+     * {@code stream} the recording's {@link LogfileHeader#stream()}.
+     */
+    public static RecordHeaders headers(String host, String stream, Path file, long index, long offset, Integer maxWaitReason) {
         RecordHeaders h = new RecordHeaders();
         h.add(SwapstreamConfig.HEADER_HOST, host.getBytes(StandardCharsets.UTF_8));
+        h.add(SwapstreamConfig.HEADER_STREAM, stream.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_SOURCE_FILE, file.toString().getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_BUFFER_INDEX, Long.toString(index).getBytes(StandardCharsets.UTF_8));
         if (offset >= 0) h.add(SwapstreamConfig.HEADER_BUFFER_OFFSET, Long.toString(offset).getBytes(StandardCharsets.UTF_8));

@@ -218,6 +218,11 @@ public final class DirectoryIngest implements AutoCloseable {
                 f.fileKey = attrs.fileKey();
                 f.host = settings.host() != null ? settings.host() : hostOf(p);
                 f.lastGrowthMs = nowMs;
+                String problem = io.swapstream.etw.LogfileHeader.hostProblem(f.host);
+                if (problem != null) {
+                    f.notEtl = problem;
+                    log.accept(p + ": not followed: its " + problem);
+                }
             }
             files.put(p, f);
         }
@@ -256,7 +261,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 if (read.length < bufferSize) read = Arrays.copyOf(read, bufferSize);
                 readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
                 byte[] bytes = BufferFiller.published(read, bufferSize, bh);
-                RecordHeaders h = BufferPublisher.headers(f.host, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
+                RecordHeaders h = BufferPublisher.headers(f.host, f.stream, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 if (f.position.nextIndex == 0 && settings.flushTimerMs() != null) {
                     h.add(SwapstreamConfig.HEADER_FLUSH_TIMER_MS, Long.toString(settings.flushTimerMs()).getBytes(StandardCharsets.UTF_8));
                 }
@@ -283,6 +288,7 @@ public final class DirectoryIngest implements AutoCloseable {
         String session = first.session();
         f.logger = first.logger();
         f.startTime = first.startTime();
+        f.stream = first.stream();
         WatchedFile other = bySession.get(session);
         if (other != null && other != f) {
             f.notEtl = "the same session as " + other.path;
@@ -343,7 +349,7 @@ public final class DirectoryIngest implements AutoCloseable {
             rest = new byte[(int) n];
             readFully(ch, ByteBuffer.wrap(rest), f.position.offset);
         }
-        RecordHeaders h = BufferPublisher.headers(f.host, f.path, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
+        RecordHeaders h = BufferPublisher.headers(f.host, f.stream, f.path, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
         tx.send(new ProducerRecord<>(deadLetterTopic, null, f.session, rest, h));
@@ -351,7 +357,7 @@ public final class DirectoryIngest implements AutoCloseable {
 
     /** The session's end marker; {@code error} says why it is incomplete, or null. */
     private void end(WatchedFile f, String error) {
-        RecordHeaders h = BufferPublisher.headers(f.host, f.path, f.position.nextIndex, -1, settings.maxWaitReason());
+        RecordHeaders h = BufferPublisher.headers(f.host, f.stream, f.path, f.position.nextIndex, -1, settings.maxWaitReason());
         h.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(f.position.nextIndex).getBytes(StandardCharsets.UTF_8));
         if (error != null) {
             h.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));

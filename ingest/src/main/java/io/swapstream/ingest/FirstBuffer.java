@@ -15,8 +15,8 @@ import java.nio.file.Path;
  * What a watched file's first buffer says: not all there yet (both null), not a trace ({@code notEtl}
  * why), or its session from the logfile header.
  */
-record FirstBuffer(String notEtl, String session, String logger, long startTime) {
-    private static final FirstBuffer NOT_YET = new FirstBuffer(null, null, null, 0);
+record FirstBuffer(String notEtl, String session, String logger, long startTime, String stream) {
+    private static final FirstBuffer NOT_YET = new FirstBuffer(null, null, null, 0, null);
 
     /** @param header a scratch array of {@link BufferHeader#SIZE} bytes */
     static FirstBuffer read(Path path, String host, FileChannel ch, long size, byte[] header) throws IOException {
@@ -27,7 +27,7 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime)
                 DirectoryIngest.readFully(ch, first, 0);
                 int bufferSize = first.getInt(0);
                 if (bufferSize != 0 && (bufferSize < BufferHeader.SIZE || bufferSize > SwapstreamConfig.MAX_MESSAGE_BYTES)) {
-                    return new FirstBuffer("its first bytes are not a buffer header: not an ETL file", null, null, 0);
+                    return new FirstBuffer("its first bytes are not a buffer header: not an ETL file", null, null, 0, null);
                 }
             }
             return NOT_YET;
@@ -42,9 +42,9 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime)
             if (!r.next()) return NOT_YET;
             LogfileHeader h = LogfileHeader.find(r.decoder());
             if (h == null) throw new EtlFormatException(path.toString(), BufferHeader.SIZE, "no logfile header event in the first buffer");
-            return new FirstBuffer(null, h.sessionId(host), h.loggerName(), h.startTime());
+            return new FirstBuffer(null, h.sessionId(host), h.loggerName(), h.startTime(), h.stream());
         } catch (EtlFormatException e) {
-            return new FirstBuffer(e.getMessage(), null, null, 0);
+            return new FirstBuffer(e.getMessage(), null, null, 0, null);
         }
     }
 }

@@ -16,6 +16,8 @@ final class WatchedFile {
     String notEtl;
     /** The logger's name and StartTime, from its logfile header: a newer file of the same logger supersedes this one. */
     String logger;
+    /** The recording's {@link io.swapstream.etw.LogfileHeader#stream()}, sent with each of its buffers. */
+    String stream;
     long startTime;
     /** A newer file of the same logger, once one appears: this one's session ends once all its buffers are out. */
     Path supersededBy;

@@ -113,6 +113,11 @@ public final class SwapstreamConfig {
     // record headers on raw buffers and dead letters
     public static final String HEADER_HOST = "host";
     public static final String HEADER_SOURCE_FILE = "source-file";
+    /**
+     * Which recording a raw buffer is of, beyond its session id: a hash of the logfile header's start fields
+     * (LogfileHeader.stream). The decode stage keeps a session to the stream that began it and refuses another's.
+     */
+    public static final String HEADER_STREAM = "stream";
     public static final String HEADER_BUFFER_INDEX = "buffer-index";
     public static final String HEADER_BUFFER_OFFSET = "buffer-offset";
     /** On the record that ends a session: the number of buffers published before it. */

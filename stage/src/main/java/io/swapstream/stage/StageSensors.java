@@ -49,7 +49,7 @@ public final class StageSensors {
     public static final String EVENT_LAG_NANOS = "event-lag-nanos";
     /** Why decode sends a record to the dead letters, and {@code at-ingest} for the records the ingester sent there. */
     public static final java.util.List<String> DEAD_LETTER_REASONS = java.util.List.of("malformed-buffer", "missing-buffers", "no-logfile-header",
-            "no-session-key", "after-session-end", "at-ingest");
+            "no-session-key", "after-session-end", "at-ingest", "other-stream");
 
     /** What each metric counts or shows, for /metrics' HELP lines. */
     public static final Map<String, String> DESCRIPTIONS = Map.ofEntries(

@@ -78,13 +78,21 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         metrics.recordsIn.record();
         String session = record.key();
         Headers headers = record.headers();
-        if (session == null || session.isEmpty() || session.indexOf(DecodeStores.SEPARATOR) >= 0) {
+        if (session == null || session.isEmpty() || session.indexOf(DecodeStores.SEPARATOR) >= 0 || session.indexOf('/') >= 0) {
             deadLetter(session, headers, record.value(), "no-session-key", session == null || session.isEmpty()
-                    ? "raw buffer without a session key" : "raw buffer whose session key holds a NUL character", record.timestamp());
+                    ? "raw buffer without a session key" : "raw buffer whose session key holds a NUL character or '/'", record.timestamp());
             return;
         }
         LiveSession known = live.get(session);
         DecodeProgress p = known != null ? known.progress : stores.progress(session);
+        String stream = RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_STREAM, null);
+        if (!p.ended() && !ofItsStream(p, stream)) {
+            // another recording under a live session's id ends, extends or overwrites nothing of it
+            deadLetter(session, headers, record.value(), "other-stream", "session " + session + " belongs to the recording that began it"
+                    + " (stream " + p.stream + "), and this record is of another (stream " + (stream == null ? "not given" : stream)
+                    + "): another start, file or host under the same session id", record.timestamp());
+            return;
+        }
         long index = RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_BUFFER_INDEX);
         if (p.ended()) {
             // an ingester run again on a finished file sends what the session has
@@ -124,6 +132,18 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
         stores.put(session, p);
+    }
+
+    /**
+     * Whether a record of {@code stream} may go on with the session: the first record's stream claims it; a
+     * session begun without one (an ingester of release 0.1.0) goes to the first stream that comes.
+     */
+    private static boolean ofItsStream(DecodeProgress p, String stream) {
+        if (p.host == null || p.stream == null) {
+            if (stream != null) p.stream = stream;
+            return true;
+        }
+        return p.stream.equals(stream);
     }
 
     /** The session in memory, or restored from the stores, with progress {@code p}. */

@@ -40,6 +40,12 @@ final class DecodeProgress {
     /** Null while the session runs; {@code end-marker} or {@code idle-timeout} once it has ended. */
     String endReason;
     long endedMs;
+    /**
+     * The stream of buffers that began the session (the ingester's {@code stream} header), which alone may
+     * go on with it; null for a session begun by an ingester that sent none. Written after every field of
+     * release 0.1.0, which reads the rest of a value and leaves what follows: both releases read either.
+     */
+    String stream;
 
     boolean ended() { return endReason != null; }
 
@@ -69,6 +75,7 @@ final class DecodeProgress {
             o.writeLong(lastBufferMs);
             o.nullableString(endReason);
             o.writeLong(endedMs);
+            o.nullableString(stream);
         });
     }
 
@@ -94,6 +101,7 @@ final class DecodeProgress {
             p.lastBufferMs = in.readLong();
             p.endReason = in.nullableString();
             p.endedMs = in.readLong();
+            p.stream = in.remaining() > 0 ? in.nullableString() : null; // none from release 0.1.0
             return p;
         });
     }

@@ -111,6 +111,68 @@ class DecodeTopologyTest {
         }
     }
 
+    /**
+     * Another recording under a live session's id (a trace made up with its host, logger and start time, sent
+     * by another ingester): its buffers, a buffer without a stream and its end marker go to the dead letters,
+     * and the session's own buffers go on to the same switches and a complete end.
+     */
+    @Test
+    void anotherRecordingUnderALiveSessionsIdEndsExtendsAndOverwritesNothing() throws Exception {
+        Path f = dir.resolve("own.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
+        Path g = dir.resolve("other.etl");
+        TraceGenerator.generate(g, GeneratorOptions.defaults().withShape(2, 3, 3).withSwitches(2000).withSeed(7), 0x28);
+        List<ContextSwitch> expected = new ArrayList<>();
+        String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
+        assertEquals(session, SessionDecoder.decodeFile(g, "h", null, c -> { }, null).session().session(), "one session id");
+        String own = io.swapstream.ingest.BufferPublisher.streamOf(f);
+        String other = io.swapstream.ingest.BufferPublisher.streamOf(g);
+        assertFalse(own.equals(other));
+        try (TopologyTestDriver driver = driver("streams", Map.of())) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            byte[] bytes = Files.readAllBytes(f);
+            byte[] forged = Files.readAllBytes(g);
+            int n = bytes.length / SIZE;
+            for (int i = 0; i < n; i++) {
+                raw.pipeInput(record(session, buffer(bytes, i), i, false, own));
+                if (i == 1) {
+                    raw.pipeInput(record(session, buffer(forged, 0), 0, false, other)); // over a buffer it has
+                    raw.pipeInput(record(session, buffer(forged, 2), 2, false, other)); // the next it expects
+                    raw.pipeInput(record(session, buffer(forged, 3), 2, false, null)); // and without a stream
+                    raw.pipeInput(record(session, new byte[0], 3, true, other)); // its end
+                }
+            }
+            raw.pipeInput(record(session, new byte[0], n, true, own));
+            List<ContextSwitch> rows = new ArrayList<>();
+            driver.createOutputTopic("etw.switch-batches", new StringDeserializer(), new SwitchBatchSerde()).readValuesToList()
+                    .forEach(b -> rows.addAll(b.rows()));
+            assertEquals(expected, rows);
+            TraceSession last = sessions(driver).get(1);
+            assertTrue(last.getComplete(), last.toString());
+            assertEquals(expected.size(), last.getSwitchCount());
+            assertEquals(n, last.getBuffers());
+            List<TestRecord<String, byte[]>> letters = deadLetters(driver);
+            assertEquals(4, letters.size());
+            for (TestRecord<String, byte[]> l : letters) {
+                assertTrue(header(l, SwapstreamConfig.HEADER_ERROR).contains("belongs to the recording that began it (stream " + own + ")"),
+                        header(l, SwapstreamConfig.HEADER_ERROR));
+            }
+            assertTrue(header(letters.get(2), SwapstreamConfig.HEADER_ERROR).contains("(stream not given)"));
+            assertEquals(4, metric(driver, StageSensors.DEAD_LETTERS + "-total", "other-stream"));
+        }
+    }
+
+    /** A session key holding '/' (the separator of the keys built on session ids) is refused. */
+    @Test
+    void aSessionKeyWithASlashIsADeadLetter() {
+        try (TopologyTestDriver driver = driver("slash", Map.of())) {
+            rawBuffers(driver).pipeInput(record("h:a/b:1", new byte[] {1}, 0, false));
+            List<TestRecord<String, byte[]>> letters = deadLetters(driver);
+            assertEquals(1, letters.size());
+            assertTrue(header(letters.get(0), SwapstreamConfig.HEADER_ERROR).contains("'/'"));
+        }
+    }
+
     /** The driver's task's value of the stage's metric {@code name} (with tag reason {@code reason}, when given). */
     static long metric(TopologyTestDriver driver, String name, String reason) {
         return (long) driver.metrics().entrySet().stream()
@@ -414,7 +476,12 @@ class DecodeTopologyTest {
     }
 
     static TestRecord<String, byte[]> record(String key, byte[] value, long index, boolean end) {
+        return record(key, value, index, end, null);
+    }
+
+    static TestRecord<String, byte[]> record(String key, byte[] value, long index, boolean end, String stream) {
         RecordHeaders h = new RecordHeaders();
+        if (stream != null) h.add(SwapstreamConfig.HEADER_STREAM, stream.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_BUFFER_INDEX, String.valueOf(index).getBytes(StandardCharsets.UTF_8));
         if (end) h.add(SwapstreamConfig.HEADER_END_OF_SESSION, String.valueOf(index).getBytes(StandardCharsets.UTF_8));
