@@ -47,12 +47,14 @@ $Logger = if ($NtKernelLogger) { $KernelLoggerName } else { $SessionName }
 $StatusFile = Join-Path $TraceDir 'swapstream-collector.status'
 $OwnFile = '^swapstream-\d{8}T\d{6}Z\.etl$'
 $EventSource = 'Swapstream'
+# times as ISO 8601 whatever the host's culture (its calendar and time separator)
+$Invariant = [System.Globalization.CultureInfo]::InvariantCulture
 # EnableFlags 0x813 = PROCESS 0x1 | THREAD 0x2 | CSWITCH 0x10 | DISPATCHER 0x800 (EVENT_TRACE_PROPERTIES), by tracelog's names
 $KernelFlags = 'PROC_THREAD+CSWITCH+DISPATCHER'
 
 function Write-Status([bool] $Ok, [string] $Message, $Query) {
     $lines = @(
-        'time=' + (Get-Date).ToUniversalTime().ToString('yyyy-MM-ddTHH:mm:ssZ'),
+        'time=' + (Get-Date).ToUniversalTime().ToString('yyyy-MM-ddTHH:mm:ssZ', $Invariant),
         'result=' + $(if ($Ok) { 'ok' } else { 'error' }),
         'session=' + $Logger,
         'events_lost=' + $(if ($Query) { $Query.EventsLost } else { '' }),
@@ -161,7 +163,7 @@ function Get-BufferSettings {
 }
 
 function Start-OwnSession {
-    $file = Join-Path $TraceDir ('swapstream-' + (Get-Date).ToUniversalTime().ToString('yyyyMMddTHHmmssZ') + '.etl')
+    $file = Join-Path $TraceDir ('swapstream-' + (Get-Date).ToUniversalTime().ToString('yyyyMMddTHHmmssZ', $Invariant) + '.etl')
     $b = Get-BufferSettings
     $arguments = @('-start', $Logger)
     if (-not $NtKernelLogger) { $arguments += '-systemlogger' }
@@ -172,6 +174,14 @@ function Start-OwnSession {
     $now = Get-Session
     if (-not (Test-OwnSession $now)) { Fail ("started '$Logger' on $file, but tracelog -q does not show it writing there: " + $r.Output) $now }
     return $file
+}
+
+# --- one run at a time: a status read must not find the session between a rotation's stop and start
+$lock = New-Object System.Threading.Mutex($false, 'Global\Swapstream-collect')
+try {
+    if (-not $lock.WaitOne([TimeSpan]::FromMinutes(2))) { Fail "another run of this script has held its lock for 2 minutes" $null }
+} catch [System.Threading.AbandonedMutexException] {
+    # the run before ended (exit) without releasing it: the lock is this run's now
 }
 
 # --- the checks before anything starts

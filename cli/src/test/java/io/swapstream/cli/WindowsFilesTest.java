@@ -201,7 +201,8 @@ class WindowsFilesTest {
         String script = Files.readString(SCRIPT);
         Matcher own = Pattern.compile("\\$OwnFile = '([^']*)'").matcher(script);
         assertTrue(own.find());
-        assertTrue(script.contains("(Get-Date).ToUniversalTime().ToString('yyyyMMddTHHmmssZ')"), "file names in UTC");
+        assertTrue(script.contains("(Get-Date).ToUniversalTime().ToString('yyyyMMddTHHmmssZ', $Invariant)")
+                && script.contains("$Invariant = [System.Globalization.CultureInfo]::InvariantCulture"), "file names in UTC");
         // the .NET format yyyyMMddTHHmmssZ: T and Z are literal there; as Java writes the same name
         String name = "swapstream-" + ZonedDateTime.of(2026, 11, 1, 1, 30, 0, 0, ZoneOffset.UTC)
                 .format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")) + ".etl";
