@@ -80,6 +80,7 @@ final class IngestCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Integer mwr = Options.maxWaitReason(maxWaitReason);
         if (watch != null) return watch(mwr);
+        if (http != null || httpTls != null || httpUsers != null) throw new UserInputException("--http goes with --watch DIR");
         if (files.isEmpty()) throw new UserInputException("give the traces to publish, or --watch DIR");
         Options.traceFiles(files);
         kafka.validate(true);

@@ -72,6 +72,16 @@ class IngestMetricsTest {
     }
 
     @Test
+    void httpGoesWithWatch() {
+        CliRunner r = CliRunner.run("ingest", "--http", "127.0.0.1:0", dir.resolve("a.etl").toString());
+        assertEquals(Swapstream.EXIT_BAD_INPUT, r.exit(), r.err());
+        assertTrue(r.err().contains("--http goes with --watch DIR"), r.err());
+        CliRunner users = CliRunner.run("ingest", "--watch", dir.toString(), "--http-users", dir.resolve("users").toString(), "-b", "127.0.0.1:1");
+        assertEquals(Swapstream.EXIT_BAD_INPUT, users.exit(), users.err());
+        assertTrue(users.err().contains("--http-tls and --http-users go with --http"), users.err());
+    }
+
+    @Test
     void theShippedAlertsUseOnlySeriesTheIngesterServes() throws Exception {
         trace("db01.etl", 134_000_000_000_000_000L);
         Files.writeString(dir.resolve(WatchedFolder.STATUS_FILE), "time=2026-11-28T02:00:00Z\nresult=ok\nevents_lost=0\nbuffers_lost=0\n");

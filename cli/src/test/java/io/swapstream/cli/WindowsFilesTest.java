@@ -136,6 +136,15 @@ class WindowsFilesTest {
             }
         }
         assertTrue(blocks > 0, "collecting.md shows the WinSW configuration");
+        // as the shipped file has it, and the grants name its account
+        String file = Files.readString(WINSW);
+        String service = file.substring(file.indexOf("<service>"), file.indexOf("</service>") + "</service>".length());
+        assertTrue(doc.contains(service), "collecting.md shows windows/swapstream-ingest.xml as it is");
+        Document d = xml(file);
+        String account = only(d, "domain") + "\\" + only(d, "user");
+        for (String grant : List.of(account + ":(OI)(CI)RX", account + ":(OI)(CI)(D)", account + ":(OI)(CI)M")) {
+            assertTrue(doc.contains("\"" + grant + "\""), "icacls grants " + grant);
+        }
         assertTrue(doc.contains("windows/swapstream-ingest.xml") && doc.contains("windows/swapstream-collect.ps1"));
         // (WinSW 3.x's <serviceaccount><username>, which 2.12 ignores, is caught above as an element 2.12 does not read)
         assertFalse(doc.matches("(?s).*sc(\\.exe)? failure .*"), "WinSW writes the recovery settings from <onfailure>");
