@@ -61,6 +61,18 @@ final class IngestCommand implements Callable<Integer> {
             + " out of order. Default: none declared (a file-mode logger writes a buffer only when it is full)")
     String flushTimer;
 
+    @Option(names = "--http", paramLabel = "HOST:PORT", description = "with --watch: serve /health and /metrics here (the backlog in"
+            + " the folder, each host's newest file's age, the collection script's status; port 0 takes any free port). Default: none")
+    String http;
+
+    @Option(names = "--http-tls", paramLabel = "KEYSTORE", description = "with --http: serve HTTPS with this PKCS12 (or .jks) key store,"
+            + " its password in $SWAPSTREAM_HTTP_TLS_PASSWORD, as the stages do")
+    Path httpTls;
+
+    @Option(names = "--http-users", paramLabel = "FILE", description = "with --http: ask for a user of this file (basic authentication)"
+            + " on /metrics, as the stages do")
+    Path httpUsers;
+
     @Option(names = "--max-wait-reason", paramLabel = "N", description = "MaximumWaitReason the decode stage uses for these sessions; default: by each trace's OS build")
     String maxWaitReason;
 
@@ -68,6 +80,7 @@ final class IngestCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Integer mwr = Options.maxWaitReason(maxWaitReason);
         if (watch != null) return watch(mwr);
+        if (http != null || httpTls != null || httpUsers != null) throw new UserInputException("--http goes with --watch DIR");
         if (files.isEmpty()) throw new UserInputException("give the traces to publish, or --watch DIR");
         Options.traceFiles(files);
         for (Path f : files) Options.host(host, f); // before Kafka is asked anything
@@ -83,6 +96,8 @@ final class IngestCommand implements Callable<Integer> {
     /** Follows the directory until the process is stopped. */
     private int watch(Integer mwr) throws Exception {
         if (!files.isEmpty()) throw new UserInputException("give the traces to publish or --watch DIR, not both");
+        if (http != null) Options.hostPort("--http", http);
+        else if (httpTls != null || httpUsers != null) throw new UserInputException("--http-tls and --http-users go with --http");
         if (!Files.isDirectory(watch)) throw new UserInputException("--watch: " + watch + " is not a directory");
         if (host != null && hostFromFileName) throw new UserInputException("give --host or --host-from-file-name, not both");
         AfterPublish after = AfterPublish.parse(afterPublish);
@@ -121,15 +136,47 @@ final class IngestCommand implements Callable<Integer> {
             err.printf("swapstream ingest: watching %s as host %s (a file quiet for %s is finished; after publishing: %s), Kafka %s%n",
                     dir, watchHost != null ? watchHost : "(each file's name)", quiet, afterPublish, bootstrap);
             err.flush();
+            if (http != null) {
+                metrics = new IngestMetrics(dir, ingest::hostFor, watchHost, ingest.buffersOut::sum, ingestOpen::get,
+                        ingest.sessionsEnded::sum, System::currentTimeMillis);
+                server = serve(metrics, running);
+                err.printf("swapstream ingest: /health and /metrics on %s://%s%n", server.scheme(), server.address());
+                err.flush();
+            }
             while (running.get()) {
                 ingest.poll(System.currentTimeMillis());
                 ingestOpen.set(ingest.open());
                 Thread.sleep(pollMs);
             }
         } finally {
+            if (server != null) server.close();
+            if (metrics != null) metrics.close();
             done.countDown();
         }
         return 0;
+    }
+
+    private IngestMetrics metrics;
+    private io.swapstream.http.StageHttp server;
+
+    /** /health (200 while the watcher runs) and /metrics, on the stages' own HTTP server. */
+    private io.swapstream.http.StageHttp serve(IngestMetrics m, java.util.concurrent.atomic.AtomicBoolean running) throws Exception {
+        io.swapstream.http.HttpTls tls = httpTls == null ? null : io.swapstream.http.HttpTls.load(httpTls);
+        io.swapstream.http.HttpUsers users = httpUsers == null ? null : io.swapstream.http.HttpUsers.read(httpUsers);
+        io.swapstream.http.StageHttp s;
+        try {
+            s = io.swapstream.http.StageHttp.bind(http, tls, users).describingErrors(Swapstream::userMessage);
+        } catch (java.io.IOException e) {
+            throw new UserInputException("--http " + http + ": cannot listen there (" + e.getMessage() + ")");
+        }
+        s.route("/health", request -> new io.swapstream.http.StageHttp.Response(running.get() ? 200 : 503, "application/json",
+                ("{\"state\":\"" + (running.get() ? "RUNNING" : "STOPPING") + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8), null));
+        s.route("/metrics", request -> new io.swapstream.http.StageHttp.Response(200,
+                io.swapstream.http.StageMetrics.contentType(request.accept()), m.scrape(request.accept()), null));
+        String exposure = s.exposure();
+        if (exposure != null) spec.commandLine().getErr().println("swapstream ingest: warning: --http " + http + ": " + exposure);
+        s.start();
+        return s;
     }
 
     private final java.util.concurrent.atomic.AtomicLong ingestOpen = new java.util.concurrent.atomic.AtomicLong();

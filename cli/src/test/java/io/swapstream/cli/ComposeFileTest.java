@@ -125,5 +125,8 @@ class ComposeFileTest {
             String port = service(stage).path("ports").get(0).asText().split(":")[0];
             assertTrue(config.contains("\"" + stage + ":" + port + "\""), stage + ":" + port + " scraped");
         }
+        // and the ingester's /metrics (the host-side alerts)
+        String ingestHttp = Swapstream.commandLine().parseArgs(args(service("ingest"))).subcommand().matchedOptionValue("--http", "");
+        assertTrue(config.contains("\"ingest:" + ingestHttp.substring(ingestHttp.indexOf(':') + 1) + "\""), "ingest " + ingestHttp + " scraped");
     }
 }

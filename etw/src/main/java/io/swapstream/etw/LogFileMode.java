@@ -8,6 +8,8 @@ public final class LogFileMode {
     private LogFileMode() {}
 
     public static final int COMPRESSED_MODE = 0x04000000;
+    /** A session of its own name that receives SystemTraceProvider (kernel) events, Windows 8 and later. */
+    public static final int SYSTEM_LOGGER_MODE = 0x02000000;
 
     private static final String[] NAMES = {
         "EVENT_TRACE_FILE_MODE_SEQUENTIAL", "EVENT_TRACE_FILE_MODE_CIRCULAR", "EVENT_TRACE_FILE_MODE_APPEND",

@@ -85,6 +85,11 @@ public final class DirectoryIngest implements AutoCloseable {
         this.tx = new WatchTransactions(settings, log);
     }
 
+    /** A file's host as this watcher names it: its one host, or the file's name without extension. */
+    public String hostFor(Path p) {
+        return settings.host() != null ? settings.host() : hostOf(p);
+    }
+
     /** Sessions known, open and ended. */
     public int followed() { return files.size(); }
 
@@ -129,6 +134,7 @@ public final class DirectoryIngest implements AutoCloseable {
         try (Stream<Path> s = Files.list(settings.dir())) {
             for (Path p : s.sorted().toList()) {
                 if (p.getFileName().toString().toLowerCase().endsWith(".etl") && Files.isRegularFile(p)) present.add(p);
+                else if (p.getFileName().toString().startsWith(WatchedFolder.STATUS_FILE)) continue; // the collection script's, read for /metrics
                 else refuse(p, Files.isDirectory(p) ? "a folder: only the .etl files directly in " + settings.dir() + " are followed"
                         : "not an .etl file");
             }
@@ -216,7 +222,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 f = new WatchedFile();
                 f.path = p;
                 f.fileKey = attrs.fileKey();
-                f.host = settings.host() != null ? settings.host() : hostOf(p);
+                f.host = hostFor(p);
                 f.lastGrowthMs = nowMs;
                 String problem = io.swapstream.etw.LogfileHeader.hostProblem(f.host);
                 if (problem != null) {

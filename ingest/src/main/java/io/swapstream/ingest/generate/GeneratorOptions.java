@@ -101,6 +101,21 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
                 rundown, noise, rate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
     }
 
+    /**
+     * The logger's name in the logfile header (part of the session id): "NT Kernel Logger" by default, or a system
+     * logger session's own name (windows/swapstream-collect.ps1 starts "Swapstream"), whose header then says
+     * EVENT_TRACE_SYSTEM_LOGGER_MODE as well.
+     */
+    public GeneratorOptions withLoggerName(String name) {
+        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
+                rundown, noise, exitRate, name, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+    }
+
+    /** The logfile header's LogFileMode: sequential, and a system logger's mode unless the logger is the NT Kernel Logger. */
+    public int logFileMode() {
+        return "NT Kernel Logger".equalsIgnoreCase(loggerName) ? 0x00000001 : 0x00000001 | io.swapstream.etw.LogFileMode.SYSTEM_LOGGER_MODE;
+    }
+
     /** The logger's flush timer in 10 MHz ticks; 0 for a file session's default (none). */
     public GeneratorOptions withFlushTimer(long ticks) {
         return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,

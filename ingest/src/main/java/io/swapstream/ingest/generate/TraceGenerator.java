@@ -37,7 +37,7 @@ public final class TraceGenerator {
         }
         EtlWriter.Session s = new EtlWriter.Session(o.bufferSize(), o.build(), o.processors(), ClockType.PERFCOUNTER,
                 SchedulerSimulator.TICKS_PER_SECOND, 2995, o.startTimeFileTime(), o.startTimeFileTime() - 36_000_000_000L,
-                0x00000001, o.loggerName(), "generated-" + o.mode() + ".etl");
+                o.logFileMode(), o.loggerName(), "generated-" + o.mode() + ".etl");
         long n;
         try (EtlWriter w = new EtlWriter(out, s, TS0)) {
             EtlScheduleWriter sink = new EtlScheduleWriter(w, compact, o.processors(), maximumWaitReason);
