@@ -242,8 +242,14 @@ class RollupIT {
             nameHead.click();
             ServiceIT.awaitPage(page, p -> "ascending".equals(p.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0)
                     .getAttribute("aria-sort")));
-            List<String> up = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr.row td.name"))
-                    .stream().map(org.openqa.selenium.WebElement::getText).toList());
+            java.util.function.Function<org.openqa.selenium.WebDriver, List<String>> shownNames = p -> p.findElements(
+                    org.openqa.selenium.By.cssSelector("#processes tbody tr.row td.name")).stream().map(org.openqa.selenium.WebElement::getText).toList();
+            // the header changes at the click, the rows when the page has drawn them again: wait for the rows
+            ServiceIT.awaitPage(page, p -> {
+                List<String> shown = shownNames.apply(p);
+                return !shown.isEmpty() && shown.equals(shown.stream().sorted().toList());
+            });
+            List<String> up = ServiceIT.settled(page, shownNames);
             assertEquals(up.stream().sorted().toList(), up);
             page.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0).click();
             ServiceIT.awaitPage(page, p -> "descending".equals(p.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0)

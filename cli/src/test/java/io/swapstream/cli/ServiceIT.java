@@ -277,9 +277,19 @@ class ServiceIT {
             assertEquals("descending", page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).getAttribute("aria-sort"));
             page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
             awaitPage(page, p -> "ascending".equals(p.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).getAttribute("aria-sort")));
-            String ascendingFirst = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row")).get(0).getAttribute("data-key"));
             long least = java.util.stream.StreamSupport.stream(byReady.spliterator(), false).filter(r -> r.path("readyP99Nanos").isNumber())
                     .mapToLong(r -> r.path("readyP99Nanos").asLong()).min().orElseThrow();
+            // the rows are drawn again after the header changes: wait for them, not for a fixed time
+            awaitPage(page, p -> {
+                List<org.openqa.selenium.WebElement> rows = p.findElements(By.cssSelector("#threads tbody tr.row"));
+                if (rows.isEmpty()) return false;
+                String key = rows.get(0).getAttribute("data-key");
+                for (JsonNode r : byReady) {
+                    if ((r.path("session").asText() + "/" + r.path("threadId").asInt()).equals(key)) return r.path("readyP99Nanos").asLong() == least;
+                }
+                return false;
+            });
+            String ascendingFirst = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row")).get(0).getAttribute("data-key"));
             assertEquals(least, rowOf(byReady, ascendingFirst).path("readyP99Nanos").asLong(), "ascending: the least ready p99 first, not " + lastByReady);
             page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
             awaitPage(page, p -> "descending".equals(p.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).getAttribute("aria-sort")));
@@ -287,8 +297,14 @@ class ServiceIT {
             org.openqa.selenium.WebElement hostHead = page.findElements(By.cssSelector("#threads th")).get(0);
             hostHead.click();
             awaitPage(page, p -> "ascending".equals(p.findElements(By.cssSelector("#threads th")).get(0).getAttribute("aria-sort")));
-            List<String> hostsUp = settled(page, p -> p.findElements(By.cssSelector("#threads tbody tr.row td:first-child")).stream()
-                    .map(org.openqa.selenium.WebElement::getText).toList());
+            // the header's state changes at the click, the rows when the page has drawn them again: wait for the rows
+            java.util.function.Function<WebDriver, List<String>> hostColumn = p -> p.findElements(By.cssSelector("#threads tbody tr.row td:first-child"))
+                    .stream().map(org.openqa.selenium.WebElement::getText).toList();
+            awaitPage(page, p -> {
+                List<String> shown = hostColumn.apply(p);
+                return !shown.isEmpty() && shown.equals(shown.stream().sorted().toList());
+            });
+            List<String> hostsUp = settled(page, hostColumn);
             assertEquals(hostsUp.stream().sorted().toList(), hostsUp, "hosts A to Z");
             page.findElements(By.cssSelector("#threads th")).get(0).click();
             awaitPage(page, p -> "descending".equals(p.findElements(By.cssSelector("#threads th")).get(0).getAttribute("aria-sort")));
