@@ -11,6 +11,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -49,6 +50,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      *             unless another is given
      */
     public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary) throws IOException {
+        return start(dataDir, port, temporary, Map.of());
+    }
+
+    /** As {@link #start(Path, int, boolean)}, with broker settings of {@code overrides} for this run (not stored). */
+    public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary, Map<String, String> overrides) throws IOException {
         Files.createDirectories(dataDir);
         Path config = dataDir.resolve("server.properties");
         Properties p;
@@ -70,15 +76,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 p.load(in);
             }
             int stored = Integer.parseInt(p.getProperty("advertised.listeners").replaceAll(".*:", ""));
-            if (port > 0 && port != stored) {
+            // a data directory moved elsewhere (a copy, a restore) keeps its data where it now is
+            boolean moved = !dataDir.resolve("data").toString().equals(p.getProperty("log.dirs"));
+            if ((port > 0 && port != stored) || moved) {
                 int controller = Integer.parseInt(p.getProperty("controller.quorum.bootstrap.servers").replaceAll(".*:", ""));
-                Properties q = properties(dataDir, port, controller);
+                Properties q = properties(dataDir, port > 0 ? port : stored, controller);
                 try (OutputStream out = Files.newOutputStream(config)) {
                     q.store(out, "swapstream broker");
                 }
                 p = q;
             }
         }
+        p.putAll(overrides);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p), Time.SYSTEM);
         server.startup();
         String bootstrap = p.getProperty("advertised.listeners").replace("PLAINTEXT://", "");

@@ -18,12 +18,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** The one {@code swapstream} executable. */
-@Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream 0.1.0",
+@Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream " + Swapstream.RELEASE,
         description = "Windows context-switch traces to per-thread scheduling statistics.",
         subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class,
             IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, StageCommand.Rollup.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class, SchemasCommand.class,
             CommandLine.HelpCommand.class})
 public final class Swapstream {
+    /** The release this build is (docs/upgrading.md lists each, with what it takes over from). */
+    public static final String RELEASE = "0.2.0-dev (takes over from 0.1.0)";
 
     /** Exit status for input the user must fix (bad file, bad option). */
     public static final int EXIT_BAD_INPUT = 2;

@@ -126,12 +126,16 @@ class LiveSessionIT {
         final Thread reader;
 
         Rows(KafkaBroker.Bootstrap k) {
+            this(k, prefix);
+        }
+
+        Rows(KafkaBroker.Bootstrap k, String topicPrefix) {
             Map<String, Object> c = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, k.servers(),
                     ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed", ConsumerConfig.GROUP_ID_CONFIG, "rows-" + UUID.randomUUID(),
                     ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             reader = new Thread(() -> {
                 try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer())) {
-                    consumer.subscribe(List.of(prefix + SwapstreamConfig.THREAD_STATS));
+                    consumer.subscribe(List.of(topicPrefix + SwapstreamConfig.THREAD_STATS));
                     while (!stop.get()) {
                         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(100))) {
                             ThreadStats t = STATS.deserialize("t", r.value());
