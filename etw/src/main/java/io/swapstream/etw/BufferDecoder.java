@@ -148,6 +148,12 @@ public final class BufferDecoder {
         expandedLimit = bufferSize >= BufferHeader.SIZE && bufferSize <= MAX_EXPANDED_BUFFER ? bufferSize : MAX_EXPANDED_BUFFER;
     }
 
+    /** The same input read again from its start (a file walked for its lateness, then decoded) is bounded as the first time. */
+    public void restartExpansion() {
+        bytesTaken = 0;
+        bytesExpanded = 0;
+    }
+
     private void ensureScratch(int n) {
         if (scratch.length < n) {
             scratch = new byte[Math.max(n, scratch.length * 2)];
