@@ -23,9 +23,6 @@ public final class XpressLz77Decoder {
      */
     public static void decode(byte[] in, int inStart, int inEnd, byte[] out, int outStart, int expected)
             throws CorruptInputException {
-        if (expected < 0 || expected > out.length - outStart) {
-            throw new IllegalArgumentException("room for " + (out.length - outStart) + " bytes, " + expected + " expected");
-        }
         int ip = inStart;
         int op = outStart;
         final int outEnd = outStart + expected;
@@ -34,7 +31,7 @@ public final class XpressLz77Decoder {
         int lastLengthHalfByte = -1;
         while (op < outEnd) {
             if (flagCount == 0) {
-                if (inEnd - ip < 4) throw new CorruptInputException(ip, "compressed data ends inside a flag word");
+                if (ip + 4 > inEnd) throw new CorruptInputException(ip, "compressed data ends inside a flag word");
                 flags = u32(in, ip);
                 ip += 4;
                 flagCount = 32;
@@ -45,13 +42,11 @@ public final class XpressLz77Decoder {
                 out[op++] = in[ip++];
                 continue;
             }
-            final int matchAt = ip;
-            if (inEnd - ip < 2) throw new CorruptInputException(ip, "compressed data ends inside a match");
+            if (ip + 2 > inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match");
             int matchBytes = (in[ip] & 0xFF) | (in[ip + 1] & 0xFF) << 8;
             ip += 2;
             int distance = (matchBytes >>> 3) + 1;
-            // a long: the 32-bit form reaches 2^32 - 1, and adding the biases to an int wraps past the checks
-            long length = matchBytes & 7;
+            int length = matchBytes & 7;
             if (length == 7) {
                 if (lastLengthHalfByte < 0) {
                     if (ip >= inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match length");
@@ -66,15 +61,22 @@ public final class XpressLz77Decoder {
                     if (ip >= inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match length");
                     length = in[ip++] & 0xFF;
                     if (length == 255) {
-                        if (inEnd - ip < 2) throw new CorruptInputException(ip, "compressed data ends inside a match length");
+                        if (ip + 2 > inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match length");
                         length = (in[ip] & 0xFF) | (in[ip + 1] & 0xFF) << 8;
                         ip += 2;
                         if (length == 0) {
-                            if (inEnd - ip < 4) throw new CorruptInputException(ip, "compressed data ends inside a match length");
-                            length = Integer.toUnsignedLong(u32(in, ip));
+                            if (ip + 4 > inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match length");
+                            // unsigned, and checked against the room left before the biases are added: an int
+                            // from 0x7FFFFFFD up once wrapped past the checks below
+                            long wide = Integer.toUnsignedLong(u32(in, ip));
                             ip += 4;
+                            if (wide >= 15 + 7 && wide + 3 > outEnd - op) {
+                                throw new CorruptInputException(ip - 4, "match of " + (wide + 3) + " bytes runs past the expected size "
+                                        + expected);
+                            }
+                            length = (int) wide;
                         }
-                        if (length < 15 + 7) throw new CorruptInputException(matchAt, "invalid match length " + length);
+                        if (length < 15 + 7) throw new CorruptInputException(ip - 2, "invalid match length " + length);
                         length -= 15 + 7;
                     }
                     length += 15;
@@ -83,12 +85,12 @@ public final class XpressLz77Decoder {
             }
             length += 3;
             if (distance > op - outStart) {
-                throw new CorruptInputException(matchAt, "match distance " + distance + " reaches before the output start");
+                throw new CorruptInputException(ip - 2, "match distance " + distance + " reaches before the output start");
             }
             if (length > outEnd - op) {
-                throw new CorruptInputException(matchAt, "match of " + length + " bytes runs past the expected size " + expected);
+                throw new CorruptInputException(ip - 2, "match of " + length + " bytes runs past the expected size " + expected);
             }
-            int n = (int) length;
+            int n = length;
             int from = op - distance;
             if (distance >= n) {
                 System.arraycopy(out, from, out, op, n);

@@ -83,7 +83,7 @@ class XpressLz77DecoderTest {
             XpressLz77Decoder.CorruptInputException e = assertThrows(XpressLz77Decoder.CorruptInputException.class,
                     () -> decode(longMatch(n), 4096), Long.toHexString(n));
             assertTrue(e.getMessage().contains("runs past the expected size 4096"), e.getMessage());
-            assertEquals(5, e.inputOffset, "the match's own offset");
+            assertEquals(11, e.inputOffset, "the 32-bit length's own offset");
         }
     }
 
