@@ -2,7 +2,6 @@ package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.SessionStatistics;
@@ -85,13 +84,19 @@ class HostileInputIT {
                             Files.readAllBytes(crafted), h)).get();
                 }
             }
-            BufferPublisher.Published attack = publisher.publish(crafted, "attacker", null, null);
-            assertNotNull(attack.undecodable(), "ingest says what it published cannot be decoded");
+            // ingest publishes the file as it is, and says in one line that it cannot be decoded
+            CliRunner ingest = CliRunner.run("ingest", crafted.toString(), "-b", kafka.servers(), "--topic-prefix", prefix,
+                    "--host", "attacker");
+            assertEquals(Swapstream.EXIT_BAD_INPUT, ingest.exit(), ingest.err());
+            String said = ingest.err().lines().findFirst().orElse("");
+            assertTrue(said.startsWith("swapstream: " + crafted + ": byte offset ") && said.contains("match of 2147483648 bytes"), said);
+            assertFalse(ingest.err().contains("Exception"), ingest.err());
+            String attack = BufferPublisher.sessionOf(crafted, "attacker");
             Map<String, String> sessions = new HashMap<>();
             for (Map.Entry<String, Path> e : clean.entrySet()) sessions.put(publisher.publish(e.getValue(), e.getKey(), null, null).session(), e.getKey());
 
             List<String> all = new ArrayList<>(sessions.keySet());
-            all.add(attack.session());
+            all.add(attack);
             Map<String, TraceSession> done = new HashMap<>();
             PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.SESSIONS, rs -> {
                 for (ConsumerRecord<String, byte[]> r : rs) {
@@ -100,15 +105,15 @@ class HostileInputIT {
                 }
                 return done.keySet().containsAll(all);
             });
-            assertFalse(done.get(attack.session()).getComplete());
-            assertEquals(1, done.get(attack.session()).getDeadLetters());
+            assertFalse(done.get(attack).getComplete());
+            assertEquals(1, done.get(attack).getDeadLetters());
 
             List<ConsumerRecord<String, byte[]>> letters = PipelineIT.read(kafka.servers(), prefix + SwapstreamConfig.DEAD_LETTERS,
-                    rs -> rs.stream().filter(r -> !r.key().equals(attack.session())).count() >= 2
-                            && rs.stream().anyMatch(r -> r.key().equals(attack.session())));
+                    rs -> rs.stream().filter(r -> !r.key().equals(attack)).count() >= 2
+                            && rs.stream().anyMatch(r -> r.key().equals(attack)));
             for (ConsumerRecord<String, byte[]> r : letters) {
                 String why = new String(r.headers().lastHeader(SwapstreamConfig.HEADER_ERROR).value(), StandardCharsets.UTF_8);
-                if (r.key().equals(attack.session())) {
+                if (r.key().equals(attack)) {
                     assertTrue(why.contains("crafted.etl buffer 2: byte offset") && why.contains("match of 2147483648 bytes runs past"), why);
                 } else {
                     assertTrue(r.key().startsWith("nohost:"), r.key() + ": " + why);
