@@ -142,7 +142,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (index == p.next) apply(l, bytes, headers, InputRecordReader.reference(context));
         // the buffers held apart that now follow, in order
         byte[] next;
-        while (l.early > 0 && (next = stores.takeEarly(session, p.next)) != null) {
+        while (!p.ended() && l.early > 0 && (next = stores.takeEarly(session, p.next)) != null) {
             l.early--;
             apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
@@ -169,6 +169,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.redoBytes += bytes.length;
         long batchesBefore = p.batches;
         decode(l, index, bytes, headers);
+        if (p.ended()) return; // the buffer failed the decoder, which ended the session
         // a new session's first switches reach the aggregate now, not up to a commit interval later
         if (batchesBefore == 0 && p.batches > 0) context.commit();
         if (settings.checkpointEvery().reached(p.next - p.checkpointNext, p.redoBytes)) {
