@@ -211,6 +211,10 @@ final class IngestCommand implements Callable<Integer> {
                 if (p.error() != null) {
                     err.println("swapstream: " + p.error() + " (the rest went to the dead-letter topic; the session is marked incomplete)");
                     status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
+                } else if (p.undecodable() != null) {
+                    err.println("swapstream: " + p.undecodable() + " (published as it is: the decode stage sends what it cannot"
+                            + " decode to the dead-letter topic and marks the session incomplete)");
+                    status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
                 }
                 err.printf("published %s: %d buffers, %.1f MiB as session %s%n", s.file(), p.buffers(), p.bytes() / 1048576.0, p.session());
                 out.add(p);

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyDescription;
 
@@ -93,6 +94,9 @@ final class StageConfig {
         // (the broker answers a connection's requests in order), so a stage's close waits out that fetch. Records
         // that are there come at once whatever the wait.
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 100);
+        // a record its topic's deserializer refuses is logged with its offset and skipped: a task that stopped on it
+        // would meet it again at every restart (the processors skip what they cannot take the same way)
+        p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         p.putAll(overrides);
         return p;
     }

@@ -130,4 +130,38 @@ class BadInputTest {
         assertTrue(r.out().contains("\"buffers\":3"), r.out());
         assertEquals(1, r.err().strip().lines().count(), r.err());
     }
+
+    /**
+     * The second buffer made compressed: a literal, then a match of distance 1 whose 32-bit length is
+     * {@code length32}; it claims its own fill mark, or {@code fill}.
+     */
+    Path crafted(String name, int fill, long length32) throws Exception {
+        Path f = valid(name, ClockType.PERFCOUNTER);
+        byte[] b = Files.readAllBytes(f);
+        ByteBuffer v = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        v.putShort(BUF + 0x34, (short) (v.getShort(BUF + 0x34) | 0x40));
+        if (fill > 0) v.putInt(BUF + 0x30, fill);
+        v.putInt(BUF + 0x48, 0x40000000).put(BUF + 0x4C, (byte) 0).putShort(BUF + 0x4D, (short) 7).put(BUF + 0x4F, (byte) 0x0F)
+                .put(BUF + 0x50, (byte) 0xFF).putShort(BUF + 0x51, (short) 0).putInt(BUF + 0x53, (int) length32);
+        Files.write(f, b);
+        return f;
+    }
+
+    @Test
+    void aMatchLengthThatWrapsAnIntIsOneLineForEveryOfflineCommand() throws Exception {
+        // once an ArrayIndexOutOfBoundsException: "internal error, please report it", exit 1
+        Path f = crafted("wrap.etl", 0, 0x7FFFFFFDL);
+        for (String command : new String[] {"inspect", "stats"}) {
+            assertOneLine(CliRunner.run(command, f.toString()), f, BUF + 0x48 + 11, "match of 2147483648 bytes runs past");
+        }
+    }
+
+    @Test
+    void aCompressedBufferClaimingMoreThanItsLoggerWroteIsOneLine() throws Exception {
+        // 20 bytes that would expand to 1 MiB of zeros: the logger's buffers are of 4 KiB
+        Path f = crafted("bomb.etl", 1 << 20, (1 << 20) - 0x48 - 4);
+        for (String command : new String[] {"inspect", "stats"}) {
+            assertOneLine(CliRunner.run(command, f.toString()), f, BUF + 0x30, "more than its logger's buffer size 4096");
+        }
+    }
 }

@@ -125,6 +125,8 @@ public final class SessionDecoder {
         this.currentOffset = bufferOffset;
         this.source = source;
         decoder.walk(this::onEvent);
+        // the buffers after this one may expand to no more than the logger could have filled
+        if (header != null) decoder.loggerBufferSize(header.bufferSize());
         if (expander != null) {
             expander.release(decoder.header().processor());
             expander.flush();

@@ -8,6 +8,20 @@ import java.nio.ByteOrder;
  * walks its events. Holds scratch space reused across buffers: one instance per thread.
  */
 public final class BufferDecoder {
+    /**
+     * The most a compressed buffer may claim before its logger's BufferSize is known: 16 MiB, a
+     * sixteenth of what the cap was when the first buffer's claim alone was looked at, and 16 times the
+     * largest BufferSize seen in the real files (1 MiB).
+     */
+    public static final int MAX_EXPANDED_BUFFER = 16 << 20;
+    /**
+     * The most the compressed buffers of one file or session may expand to, per byte taken (every
+     * buffer's bytes, compressed or not): the real files' XPRESS buffers expand 1.2 to 13.6 times, 4.7
+     * overall. With {@link #MAX_EXPANDED_BUFFER} this bounds the work per input byte whatever the input
+     * claims (docs/etw-formats.md §1).
+     */
+    public static final int MAX_EXPANSION = 64;
+
     private byte[] scratch = new byte[64 * 1024];
     private ByteBuffer scratchView = wrap(scratch);
     private final TraceEvent event = new TraceEvent();
@@ -16,6 +30,11 @@ public final class BufferDecoder {
     private String source;
     /** File offset of data()[0] when the buffer is not compressed, else -1. */
     private long dataFileOffset;
+    /** The most one compressed buffer may expand to: its logger's BufferSize once known. */
+    private int expandedLimit = MAX_EXPANDED_BUFFER;
+    /** Bytes of every buffer loaded, and what the compressed ones among them expanded to. */
+    private long bytesTaken;
+    private long bytesExpanded;
 
     private static ByteBuffer wrap(byte[] b) {
         return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
@@ -55,7 +74,9 @@ public final class BufferDecoder {
             available = h.bufferSize(); // its filler left out
         }
         checkHeader(source, h, available);
+        bytesTaken += len;
         if (h.compressed()) {
+            checkExpansion(source, h);
             int expected = h.fillMark() - BufferHeader.SIZE;
             ensureScratch(h.fillMark());
             System.arraycopy(raw, off, scratch, 0, BufferHeader.SIZE);
@@ -65,6 +86,7 @@ public final class BufferDecoder {
                 throw new EtlFormatException(source, fileOffset + (e.inputOffset - off),
                         "corrupt compressed buffer (XPRESS LZ77): " + e.getMessage());
             }
+            bytesExpanded += h.fillMark();
             data = scratchView;
             data.limit(scratch.length).position(0);
             dataFileOffset = -1;
@@ -94,9 +116,42 @@ public final class BufferDecoder {
         if (!h.compressed() && fill > h.bufferSize()) {
             throw new EtlFormatException(source, at + 0x30, "fill mark " + fill + " is past the buffer size " + h.bufferSize());
         }
-        if (h.compressed() && fill > (64 << 20)) {
+        if (h.compressed() && Integer.toUnsignedLong(fill) > MAX_EXPANDED_BUFFER) {
             throw new EtlFormatException(source, at + 0x30, "compressed buffer claims " + fill + " bytes uncompressed: corrupt");
         }
+    }
+
+    /**
+     * A compressed buffer may claim no more than its logger could have filled, and a file's or session's
+     * compressed buffers no more than {@link #MAX_EXPANSION} times the bytes taken: refused before any
+     * work, so a small input cannot make a long one.
+     */
+    private void checkExpansion(String source, BufferHeader h) {
+        long fill = Integer.toUnsignedLong(h.fillMark());
+        if (fill > expandedLimit) {
+            throw new EtlFormatException(source, h.fileOffset() + 0x30, "compressed buffer claims " + fill
+                    + " bytes uncompressed, more than its logger's buffer size " + expandedLimit + ": corrupt");
+        }
+        // the slack of two whole buffers lets a session's first compressed buffers follow a small header buffer
+        if (bytesExpanded + fill > MAX_EXPANSION * bytesTaken + 2L * expandedLimit) {
+            throw new EtlFormatException(source, h.fileOffset() + 0x30, "compressed buffers would expand to "
+                    + (bytesExpanded + fill) + " bytes from " + bytesTaken + " bytes taken, more than " + MAX_EXPANSION
+                    + " times: refused as a decompression bomb");
+        }
+    }
+
+    /**
+     * The logger's BufferSize, from its logfile header: no compressed buffer of its session expands past
+     * it. Values outside [0x48, {@link #MAX_EXPANDED_BUFFER}] leave the cap at the latter.
+     */
+    public void loggerBufferSize(int bufferSize) {
+        expandedLimit = bufferSize >= BufferHeader.SIZE && bufferSize <= MAX_EXPANDED_BUFFER ? bufferSize : MAX_EXPANDED_BUFFER;
+    }
+
+    /** The same input read again from its start (a file walked for its lateness, then decoded) is bounded as the first time. */
+    public void restartExpansion() {
+        bytesTaken = 0;
+        bytesExpanded = 0;
     }
 
     private void ensureScratch(int n) {

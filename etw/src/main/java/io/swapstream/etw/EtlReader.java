@@ -91,9 +91,20 @@ public final class EtlReader implements Closeable {
         bufferOffset = at;
         header = peek;
         if (!framesOnly || index < 0) decoder.load(source, at, raw, 0, size);
+        if (index < 0) boundExpansion();
         position = at + size;
         index++;
         return true;
+    }
+
+    /** The file's compressed buffers expand to no more than its logger's BufferSize, whoever reads them. */
+    private void boundExpansion() {
+        try {
+            LogfileHeader h = LogfileHeader.find(decoder);
+            if (h != null) decoder.loggerBufferSize(h.bufferSize());
+        } catch (EtlFormatException e) {
+            // a header that cannot be read is reported by whoever decodes it, where it is
+        }
     }
 
     private void readFully(long at, int to, int n) throws IOException {
@@ -120,6 +131,7 @@ public final class EtlReader implements Closeable {
 
     /** Goes back to the first buffer: a finished file is walked once for its lateness, then decoded. */
     public void rewind() {
+        decoder.restartExpansion();
         position = 0;
         index = -1;
         bufferOffset = -1;

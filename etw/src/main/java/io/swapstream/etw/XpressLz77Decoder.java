@@ -45,8 +45,8 @@ public final class XpressLz77Decoder {
             if (ip + 2 > inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match");
             int matchBytes = (in[ip] & 0xFF) | (in[ip + 1] & 0xFF) << 8;
             ip += 2;
-            int length = matchBytes & 7;
             int distance = (matchBytes >>> 3) + 1;
+            int length = matchBytes & 7;
             if (length == 7) {
                 if (lastLengthHalfByte < 0) {
                     if (ip >= inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match length");
@@ -66,10 +66,17 @@ public final class XpressLz77Decoder {
                         ip += 2;
                         if (length == 0) {
                             if (ip + 4 > inEnd) throw new CorruptInputException(ip, "compressed data ends inside a match length");
-                            length = u32(in, ip);
+                            // unsigned, and checked against the room left before the biases are added: an int
+                            // from 0x7FFFFFFD up once wrapped past the checks below
+                            long wide = Integer.toUnsignedLong(u32(in, ip));
                             ip += 4;
+                            if (wide >= 15 + 7 && wide + 3 > outEnd - op) {
+                                throw new CorruptInputException(ip - 4, "match of " + (wide + 3) + " bytes runs past the expected size "
+                                        + expected);
+                            }
+                            length = (int) wide;
                         }
-                        if (length < 15 + 7 || length < 0) throw new CorruptInputException(ip, "invalid match length");
+                        if (length < 15 + 7) throw new CorruptInputException(ip - 2, "invalid match length " + length);
                         length -= 15 + 7;
                     }
                     length += 15;
@@ -81,14 +88,15 @@ public final class XpressLz77Decoder {
                 throw new CorruptInputException(ip - 2, "match distance " + distance + " reaches before the output start");
             }
             if (length > outEnd - op) {
-                throw new CorruptInputException(ip - 2, "match runs past the expected size " + expected);
+                throw new CorruptInputException(ip - 2, "match of " + length + " bytes runs past the expected size " + expected);
             }
+            int n = length;
             int from = op - distance;
-            if (distance >= length) {
-                System.arraycopy(out, from, out, op, length);
-                op += length;
+            if (distance >= n) {
+                System.arraycopy(out, from, out, op, n);
+                op += n;
             } else {
-                for (int i = 0; i < length; i++) out[op++] = out[from++];
+                for (int i = 0; i < n; i++) out[op++] = out[from++];
             }
         }
     }

@@ -36,7 +36,12 @@ public final class BufferPublisher implements AutoCloseable {
     private final AtomicReference<Exception> failed = new AtomicReference<>();
 
     /** What one file became: {@code bytes} as sent, without the buffers' filler ({@link BufferFiller}). */
-    public record Published(String session, long buffers, long bytes, String error) {}
+    /**
+     * @param error       what broke the file's framing off: the rest went to the dead letters
+     * @param undecodable the first thing of the file that cannot be decoded though it frames (a corrupt compressed buffer,
+     *                    a malformed event): published as it is, the decode stage sends its buffer to the dead letters
+     */
+    public record Published(String session, long buffers, long bytes, String error, String undecodable) {}
 
     /**
      * The ingesters' compression, cheap on CPU: event data shrinks on the wire and on the brokers' disks
@@ -82,7 +87,15 @@ public final class BufferPublisher implements AutoCloseable {
      * since the last, so many small files cost one round trip, not one each.
      */
     public Published send(Path file, String host, Integer maxWaitReason, LongConsumer progress) throws IOException {
-        long lateness = lateness(file);
+        long lateness;
+        String undecodable = null;
+        try {
+            lateness = lateness(file);
+        } catch (EtlFormatException e) {
+            // what breaks framing off is found and reported as the file is published
+            lateness = -1;
+            undecodable = e.getMessage();
+        }
         try (EtlReader r = EtlReader.open(file).framesOnly()) {
             LogfileHeader header = headerOf(r);
             String session = header.sessionId(host);
@@ -116,7 +129,7 @@ public final class BufferPublisher implements AutoCloseable {
                 end.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
             }
             producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end), this::sent);
-            return new Published(session, index, bytes, error);
+            return new Published(session, index, bytes, error, error == null ? undecodable : null);
         }
     }
 
@@ -128,15 +141,12 @@ public final class BufferPublisher implements AutoCloseable {
     }
 
     /**
-     * The largest lateness of the file's buffers, in its clock's ticks; -1 when the file cannot be walked
-     * whole (what breaks off is found and reported as it is published, and the decode stage merges the
-     * session as a live one).
+     * The largest lateness of the file's buffers, in its clock's ticks. A file that cannot be walked whole
+     * throws: it is published with no lateness, and the decode stage merges the session as a live one.
      */
     static long lateness(Path file) throws IOException {
         try (EtlReader r = EtlReader.open(file)) {
             return BufferLateness.of(r).max();
-        } catch (EtlFormatException e) {
-            return -1;
         }
     }
 

@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -92,7 +94,36 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
 
     @Override
     public void process(Record<String, AggregateInput> record) {
+        if (record.key() == null || record.value() == null) {
+            skip(record, "no key or no value");
+            return;
+        }
         String session = SessionPartitioner.session(record.key());
+        RuntimeException failed = null;
+        try {
+            take(session, record);
+        } catch (SerializationException e) {
+            failed = e; // the record's own bytes
+        } catch (KafkaException e) {
+            throw e; // the broker's, the stores' or the task's own: not the record's doing
+        } catch (RuntimeException e) {
+            failed = e;
+        }
+        if (failed != null) {
+            // the session is read again from the stores: what this record changed in memory is forgotten
+            open.remove(session);
+            metrics.sessionsOpen.record(open.size());
+            skip(record, failed.toString());
+        }
+    }
+
+    /** A record that cannot be taken is skipped, with its reason: a task that stopped on it would meet it at every restart. */
+    private void skip(Record<String, AggregateInput> record, String reason) {
+        String at = context.recordMetadata().map(m -> m.topic() + "-" + m.partition() + " offset " + m.offset()).orElse("?");
+        LOG.error("record {} (key {}) cannot be taken, skipped: {}", at, record.key(), reason);
+    }
+
+    private void take(String session, Record<String, AggregateInput> record) {
         AggregateInput in = record.value();
         if (in.batch() == null && in.session() == null) return; // a tombstone
         OpenSession o = open(session);
@@ -130,13 +161,14 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
             metrics.duplicateBatches.record();
             return false;
         }
+        // read before anything of the session changes: a batch that cannot be read is skipped whole
+        SwitchBatch b = read(key, bytes);
         o.skipping = false;
         if (numbered && seq > o.state.nextSequence) {
             LOG.error("session {}: batches {} to {} never came to {}-{}: its statistics will miss them", o.session, o.state.nextSequence,
                     seq - 1, m.topic(), m.partition());
         }
         if (numbered) o.state.nextSequence = seq + 1;
-        SwitchBatch b = read(key, bytes);
         metrics.switchesIn.record(b.count());
         if (b.count() > 0) metrics.taken(b.timeNanos(b.count() - 1));
         o.noteBatch(InputRecordReader.reference(m.partition(), m.offset()), bytes.length);

@@ -299,6 +299,27 @@ class AggregateTopologyTest {
                 .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 
+    /** A record that cannot be read is skipped with its reason: the session it names, and every other, goes on. */
+    @Test
+    void aBatchThatCannotBeReadIsSkippedAndTheStageGoesOn() throws Exception {
+        Path f = dir.resolve("g.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(2000).withMode("cswitch"), 0x28);
+        String session = SessionDecoder.decodeBatches(f, "h", null, b -> { }, null).session().session();
+        try (TopologyTestDriver driver = driver("state-garbage", Map.of(), 100_000_000L, 60_000)) {
+            var raw = driver.createInputTopic("etw.switch-batches", new StringSerializer(),
+                    new org.apache.kafka.common.serialization.ByteArraySerializer());
+            raw.pipeInput(session, "not a batch".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            raw.pipeInput(null, new byte[] {1, 2, 3});
+            raw.pipeInput("other:log:1", new byte[] {(byte) 0xC3, 1, 0, 0, 0, 0, 0, 0, 0, 0});
+            var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+            assertEquals(session, feed(f, "h", batchesIn, sessionsIn));
+            assertTrue(rows(driver, session) > 0);
+            assertTrue(AggregateTopology.finishedSwitches(
+                    (byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)) > 0, "the session finished");
+        }
+    }
+
     /** One session of the trace, as host {@code host}, through the aggregate to its end; its id. */
     private static String feed(Path f, String host, org.apache.kafka.streams.TestInputTopic<String, SwitchBatch> batchesIn,
                                org.apache.kafka.streams.TestInputTopic<String, TraceSession> sessionsIn) throws Exception {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.KeyValue;
@@ -30,8 +31,10 @@ import org.slf4j.LoggerFactory;
  * the checkpoint and decodes them again, sending nothing. A checkpoint per buffer would cost its encoding, megabytes when
  * the merge waits for a quiet processor, for every 64 KiB buffer. Exactly-once v2 commits the stores
  * with the outputs. A session ends with its end marker, or as incomplete after the idle timeout.
- * A buffer that fails its check is a dead letter; a failure after the decoder's state changed cannot be
- * undone record by record, so it stops the task, which restarts from the last commit.
+ * A buffer that fails its check is a dead letter, and its session goes on. Whatever else a record makes
+ * the decoder throw is a dead letter too: its session's decoder may be half way through a change, so the
+ * session ends there, marked incomplete with the reason. No input stops the stage: a task that stopped on a
+ * record would meet it again at every restart, and every session of its partition would wait behind it.
  */
 final class DecodeProcessor implements Processor<String, byte[], String, Object> {
     private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
@@ -76,8 +79,28 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     @Override
     public void process(Record<String, byte[]> record) {
         metrics.recordsIn.record();
+        try {
+            take(record);
+        } catch (KafkaException e) {
+            throw e; // the broker's, the stores' or the task's own: not the record's doing
+        } catch (RuntimeException e) {
+            // a last guard: the steps that decode catch what they throw; the session is read again from the stores
+            String session = record.key();
+            if (session != null) dropFromMemory(session);
+            LOG.error("session {}: a record could not be taken, sent to the dead letters", session, e);
+            deadLetter(session, record.headers(), record.value(), "unprocessable",
+                    "the decode stage could not take this record: " + describe(e), record.timestamp());
+        }
+    }
+
+    private void take(Record<String, byte[]> record) {
         String session = record.key();
         Headers headers = record.headers();
+        String valueless = RawBufferHeaders.valueless(headers);
+        if (valueless != null) {
+            deadLetter(session, headers, record.value(), "bad-header", "header '" + valueless + "' has no value", record.timestamp());
+            return;
+        }
         if (session == null || session.isEmpty() || session.indexOf(DecodeStores.SEPARATOR) >= 0 || session.indexOf('/') >= 0) {
             deadLetter(session, headers, record.value(), "no-session-key", session == null || session.isEmpty()
                     ? "raw buffer without a session key" : "raw buffer whose session key holds a NUL character or '/'", record.timestamp());
@@ -127,7 +150,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (index == p.next) apply(l, bytes, headers, InputRecordReader.reference(context));
         // the buffers held apart that now follow, in order
         byte[] next;
-        while (l.early > 0 && (next = stores.takeEarly(session, p.next)) != null) {
+        while (!p.ended() && l.early > 0 && (next = stores.takeEarly(session, p.next)) != null) {
             l.early--;
             apply(l, next, new RecordHeaders(), InputRecordReader.copy(next));
         }
@@ -166,6 +189,7 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         p.redoBytes += bytes.length;
         long batchesBefore = p.batches;
         decode(l, index, bytes, headers);
+        if (p.ended()) return; // the buffer failed the decoder, which ended the session
         // a new session's first switches reach the aggregate now, not up to a commit interval later
         if (batchesBefore == 0 && p.batches > 0) context.commit();
         if (settings.checkpointEvery().reached(p.next - p.checkpointNext, p.redoBytes)) {
@@ -183,12 +207,36 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         metrics.buffersIn.record();
         String source = RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_SOURCE_FILE, l.session) + " buffer " + index;
         long queuedBefore = l.queued;
+        long offset = RawBufferHeaders.fileOffset(headers, index);
         try {
-            l.decode(bytes, RawBufferHeaders.fileOffset(headers, index), source);
+            l.load(bytes, offset, source);
+        } catch (KafkaException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // nothing of the session changed: it goes on without this buffer
+            p.deadLetters++;
+            p.lost(describe(e));
+            deadLetter(l.session, headers, bytes, "malformed-buffer", describe(e), l.timestamp);
+            return;
+        }
+        try {
+            l.take(offset, source);
+        } catch (KafkaException e) {
+            throw e;
         } catch (EtlFormatException e) {
             p.deadLetters++;
             p.lost(e.getMessage());
             deadLetter(l.session, headers, bytes, "malformed-buffer", e.getMessage(), l.timestamp);
+            return;
+        } catch (RuntimeException e) {
+            // the decoder may have taken part of the buffer: what comes after cannot be decoded exactly
+            LOG.error("session {}: {} failed the decoder: the session ends here", l.session, source, e);
+            String why = source + " failed the decoder (" + describe(e) + "): the session was ended there";
+            p.deadLetters++;
+            p.lost(why);
+            deadLetter(l.session, headers, bytes, "decode-failure", why, l.timestamp);
+            queuedTotal += l.queued - queuedBefore;
+            end(l, null, "decode-failure");
             return;
         }
         queuedTotal += l.queued - queuedBefore;
@@ -220,7 +268,15 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (reason.equals("idle-timeout")) {
             p.lost("no buffer for " + settings.idleTimeoutMs() / 1000 + " s: the session was ended as incomplete");
         }
-        l.decoder.finish();
+        try {
+            l.decoder.finish();
+        } catch (KafkaException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.error("session {}: its decoder failed to finish", l.session, e);
+            p.lost("the decoder failed to finish (" + describe(e) + "): switches it held were not emitted");
+            lost++;
+        }
         metrics.buffersLost.record(lost);
         if (l.decoder.session() != null) {
             metrics.eventsLost.record(Math.max(0, l.decoder.session().eventsLost()));
@@ -308,6 +364,18 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         }
         metrics.checkpointBytes.record(checkpoint);
         metrics.eventLag.record(heldBack);
+    }
+
+    /** Forgets the session's decoder in memory: its next record restores it from the stores. */
+    private void dropFromMemory(String session) {
+        LiveSession l = live.remove(session);
+        if (l != null) queuedTotal -= l.queued;
+    }
+
+    /** One line for a dead letter's reason: the format's own message, else what was thrown and where it says. */
+    static String describe(RuntimeException e) {
+        if (e instanceof EtlFormatException) return e.getMessage();
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage().replace('\n', ' '));
     }
 
     private void deadLetter(String key, Headers in, byte[] bytes, String kind, String reason, long timestamp) {

@@ -7,6 +7,7 @@ import io.swapstream.decode.SwitchBatch;
 import io.swapstream.decode.ThreadInfo;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.EtlFormatException;
+import org.apache.kafka.common.KafkaException;
 
 /**
  * A session being decoded in a task's memory: the offline {@link SessionDecoder}, whose batches and
@@ -73,8 +74,10 @@ final class LiveSession {
                 l.buffer.loadPublished(source, 0, bytes, 0, bytes.length);
                 SessionDecoder.check(l.buffer);
                 l.decoder.onBuffer(l.buffer, 0, source);
-            } catch (EtlFormatException e) {
-                // a dead letter the first time round
+            } catch (KafkaException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                // a dead letter the first time round (one that failed the decoder ended its session)
             }
         });
         l.replaying = false;
@@ -84,14 +87,18 @@ final class LiveSession {
         return l;
     }
 
-    /**
-     * Decodes a buffer published from {@code offset} of its file. A malformed buffer changes nothing:
-     * it throws before any change, and so does a session's first buffer that the decoder refuses
-     * (no logfile header, a clock it cannot read).
-     */
-    void decode(byte[] bytes, long offset, String source) throws EtlFormatException {
+    /** Loads and checks a buffer published from {@code offset} of its file: whatever it throws, nothing has changed. */
+    void load(byte[] bytes, long offset, String source) {
         buffer.loadPublished(source, offset, bytes, 0, bytes.length);
         SessionDecoder.check(buffer);
+    }
+
+    /**
+     * Decodes the buffer {@link #load} took. An {@link EtlFormatException} changes nothing (a session's first
+     * buffer that the decoder refuses: no logfile header, a clock it cannot read); anything else may leave
+     * the decoder half way.
+     */
+    void take(long offset, String source) {
         decoder.onBuffer(buffer, offset, source);
         long outOfOrder = decoder.counters().switchesOutOfOrder;
         if (outOfOrder > outOfOrderCounted) {

@@ -9,9 +9,31 @@ import org.apache.kafka.common.header.Headers;
 final class RawBufferHeaders {
     private RawBufferHeaders() {}
 
+    /** The headers the stage reads: a record that names one without a value is refused whole ({@link #valueless}). */
+    private static final String[] READ = {
+        SwapstreamConfig.HEADER_HOST, SwapstreamConfig.HEADER_SOURCE_FILE, SwapstreamConfig.HEADER_BUFFER_INDEX,
+        SwapstreamConfig.HEADER_BUFFER_OFFSET, SwapstreamConfig.HEADER_END_OF_SESSION, SwapstreamConfig.HEADER_MAX_WAIT_REASON,
+        SwapstreamConfig.HEADER_LATENESS_TICKS, SwapstreamConfig.HEADER_FLUSH_TIMER_MS, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS,
+        SwapstreamConfig.HEADER_INGEST_ERROR
+    };
+
+    /**
+     * The first header the stage reads that is there without a value, else null. No ingester sends one,
+     * so its sender is not one: guessing what it meant (the session's host, or the buffer's place) could
+     * put its buffer into another's session.
+     */
+    static String valueless(Headers h) {
+        for (String name : READ) {
+            for (Header x : h.headers(name)) {
+                if (x.value() == null) return name;
+            }
+        }
+        return null;
+    }
+
     static String text(Headers h, String name, String otherwise) {
         Header x = h.lastHeader(name);
-        return x == null ? otherwise : new String(x.value(), StandardCharsets.UTF_8);
+        return x == null || x.value() == null ? otherwise : new String(x.value(), StandardCharsets.UTF_8);
     }
 
     /** A whole number the header holds; -1 when absent or not a number. */

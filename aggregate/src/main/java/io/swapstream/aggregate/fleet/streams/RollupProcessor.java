@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -162,6 +164,34 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     @Override
     public void process(Record<String, ThreadStats> record) {
         ThreadStats row = record.value();
+        if (row == null || row.getHost() == null) {
+            skip("no row, or a row without a host");
+            return;
+        }
+        RuntimeException failed = null;
+        try {
+            take(row);
+        } catch (SerializationException e) {
+            failed = e; // the record's own bytes
+        } catch (KafkaException e) {
+            throw e; // the broker's, the stores' or the task's own: not the record's doing
+        } catch (RuntimeException e) {
+            failed = e;
+        }
+        if (failed != null) {
+            // the groups are read again from the store: what this row changed in memory is forgotten
+            cached.clear();
+            skip(failed.toString());
+        }
+    }
+
+    /** A row that cannot be taken is skipped, with its reason: a task that stopped on it would meet it at every restart. */
+    private void skip(String reason) {
+        String at = context.recordMetadata().map(m -> m.topic() + "-" + m.partition() + " offset " + m.offset()).orElse("?");
+        LOG.error("row {} cannot be taken, skipped: {}", at, reason);
+    }
+
+    private void take(ThreadStats row) {
         if (countRowsIn) rowsIn.record();
         long now = context.currentSystemTimeMs();
         long start = row.getWindowStartNanos();

@@ -115,6 +115,8 @@ class RollupTopologyTest {
             TestInputTopic<String, ThreadStats> in = driver.createInputTopic("etw.thread-stats", new StringSerializer(),
                     new SingleObjectAvroSerde<>(ThreadStats.class));
             for (ThreadStats t : whole) in.pipeInput(ThreadStatsFields.key(t.getSession(), t.getThreadId(), null), t);
+            // a tombstone, which no aggregate writes: skipped with its reason, and the stage goes on
+            in.pipeInput("someone:log:1/7", (ThreadStats) null);
             // window by window, every host's rows: as a fleet's aggregate writes them
             pipe(in, rows);
             var processOut = driver.createOutputTopic("etw.process-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ProcessStats.class));
