@@ -286,6 +286,9 @@ class ServiceIT {
                 assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(), keys.get(i), "row " + i);
             }
             assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
+            // its style sheet applied under the Content-Security-Policy (no inline style is allowed)
+            String headBackground = page.findElement(By.cssSelector("#threads th")).getCssValue("background-color");
+            assertTrue(headBackground.contains("244, 244, 244"), headBackground);
             // a click on a column's header ranks by it on the server (▼), a second turns the rows around (▲)
             page.findElement(By.cssSelector("#threads th[data-by=readyP99Nanos]")).click();
             JsonNode byReady = get(a, "/api/threads?top=100&by=readyP99Nanos").body();
