@@ -67,7 +67,7 @@ class StageHttpHardeningTest {
     @Test
     void aHugeHeaderIsRefusedAndTheServerGoesOn() throws Exception {
         try (StageHttp server = health(StageHttp.bind("127.0.0.1:0"))) {
-            String big = "a".repeat(4 * StageHttp.MAX_HEADER_BYTES);
+            String big = "a".repeat(4 * BoundedServer.MAX_HEADER_BYTES);
             String answer;
             try (Socket s = new Socket("127.0.0.1", server.port())) {
                 s.setSoTimeout((int) BOUND.toMillis());
