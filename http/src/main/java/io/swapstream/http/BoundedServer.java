@@ -45,6 +45,10 @@ final class BoundedServer {
 
     /** A server with one connector on {@code host:port}, HTTPS when {@code tls} is given, bound now and not started. */
     static ServerConnector bind(String host, int port, HttpTls tls) throws IOException {
+        return bind(host, port, tls, FIRST_REQUEST_TIMEOUT);
+    }
+
+    static ServerConnector bind(String host, int port, HttpTls tls, Duration firstRequestTimeout) throws IOException {
         QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 4);
         threads.setName("swapstream-http");
         threads.setDaemon(true);
@@ -68,7 +72,7 @@ final class BoundedServer {
         connector.setPort(port);
         connector.setAcceptQueueSize(64);
         connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
-        connector.addBean(new FirstRequestDeadline(connector));
+        connector.addBean(new FirstRequestDeadline(connector, firstRequestTimeout));
         server.addConnector(connector);
         server.setErrorHandler(new JsonErrors());
         server.setStopTimeout(0);
@@ -110,17 +114,17 @@ final class BoundedServer {
     }
 
     /**
-     * Closes a connection that has not finished its first request within {@link #FIRST_REQUEST_TIMEOUT}: the idle
+     * Closes a connection that has not finished its first request within its timeout: the idle
      * timeout alone lets a client that sends a byte now and then hold its socket for ever.
      */
-    private record FirstRequestDeadline(ServerConnector connector) implements Connection.Listener {
+    private record FirstRequestDeadline(ServerConnector connector, Duration timeout) implements Connection.Listener {
         @Override
         public void onOpened(Connection connection) {
             // over TLS the HTTP connection inside is watched; closing it closes the TLS one
             if (connection instanceof SslConnection) return;
             connector.getScheduler().schedule(() -> {
                 if (connection.getMessagesIn() <= 0 && connection.getEndPoint().isOpen()) connection.getEndPoint().close();
-            }, FIRST_REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 }

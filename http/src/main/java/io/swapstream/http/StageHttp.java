@@ -126,13 +126,18 @@ public final class StageHttp implements AutoCloseable {
      *                     such a stage is an {@link IllegalArgumentException}, before anything is bound
      */
     public static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users, boolean usersInClear) throws IOException {
+        return bind(hostPort, tls, users, usersInClear, BoundedServer.FIRST_REQUEST_TIMEOUT);
+    }
+
+    static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users, boolean usersInClear, java.time.Duration firstRequestTimeout)
+            throws IOException {
         int colon = hostPort.lastIndexOf(':');
         String host = hostPort.substring(0, colon);
         int port = Integer.parseInt(hostPort.substring(colon + 1));
         InetSocketAddress address = new InetSocketAddress(host, port);
         refuseUsersInClear(hostPort, tls, users, usersInClear);
 
-        ServerConnector connector = BoundedServer.bind(host, port, tls);
+        ServerConnector connector = BoundedServer.bind(host, port, tls, firstRequestTimeout);
         Server server = connector.getServer();
         StageHttp stage = new StageHttp(server, connector, new InetSocketAddress(address.getAddress(), connector.getLocalPort()), tls, users);
         server.setHandler(stage.new Dispatch());

@@ -51,6 +51,34 @@ class StageHttpHardeningTest {
         }
     }
 
+    /**
+     * A client that sends a header byte now and then is never idle for long, and would hold its socket for ever; its
+     * first request has a deadline (a second here; the connection is closed for it, not for idling: 30 s away).
+     */
+    @Test
+    void aTricklingRequestIsClosedAtItsDeadline() throws Exception {
+        try (StageHttp server = health(StageHttp.bind("127.0.0.1:0", null, null, false, Duration.ofSeconds(1)));
+             Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(200);
+            OutputStream out = s.getOutputStream();
+            out.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".getBytes(StandardCharsets.US_ASCII));
+            long until = System.nanoTime() + BOUND.toNanos();
+            boolean closed = false;
+            while (!closed && System.nanoTime() < until) {
+                try {
+                    out.write('X');
+                    closed = s.getInputStream().read() < 0;
+                } catch (java.net.SocketTimeoutException e) {
+                    // nothing yet: another byte
+                } catch (IOException e) {
+                    closed = true;
+                }
+            }
+            assertTrue(closed, "closed before its request came whole");
+            assertEquals(200, get(client(), "http://127.0.0.1:" + server.port() + "/health", null).statusCode());
+        }
+    }
+
     @Test
     void eightStalledTlsHandshakesLeaveHealthAnsweringOverHttps() throws Exception {
         HttpTls tls = tls();
