@@ -75,8 +75,13 @@ abstract class StageCommand implements Callable<Integer> {
 
     @Option(names = "--http-users", paramLabel = "FILE",
             description = "ask for a user of this file (basic authentication) on every route but /health; a line per user,"
-                    + " as swapstream http-user prints it")
+                    + " as swapstream http-user prints it. Beyond loopback it needs --http-tls (or --http-users-in-clear)")
     Path httpUsers;
+
+    @Option(names = "--http-users-in-clear",
+            description = "let --http-users log in over plain HTTP beyond loopback, their passwords crossing the network in clear"
+                    + " (behind a TLS-terminating proxy on the same host, say); without it such a stage refuses to start")
+    boolean httpUsersInClear;
 
     @Option(names = "--instance-id", paramLabel = "ID",
             description = "this instance's lasting id in the stage's consumer group (static membership): restarted with the"
@@ -121,13 +126,15 @@ abstract class StageCommand implements Callable<Integer> {
         String httpAddress = http == null ? defaultHttp() : http;
         Options.hostPort("--http", httpAddress);
         if (httpAdvertised != null) Options.hostPort("--http-advertised", httpAdvertised);
-        kafka.validate(true);
-        String bootstrap = kafka.connect();
         HttpTls tls = httpTls == null ? null : HttpTls.load(httpTls);
         HttpUsers users = httpUsers == null ? null : HttpUsers.read(httpUsers);
+        // before Kafka: a stage that would take passwords in clear does not start at all
+        StageHttp.refuseUsersInClear(httpAddress, tls, users, httpUsersInClear);
+        kafka.validate(true);
+        String bootstrap = kafka.connect();
         StageHttp server;
         try {
-            server = StageHttp.bind(httpAddress, tls, users).describingErrors(Swapstream::userMessage);
+            server = StageHttp.bind(httpAddress, tls, users, httpUsersInClear).describingErrors(Swapstream::userMessage);
         } catch (java.io.IOException e) {
             throw new UserInputException("--http " + httpAddress + ": cannot listen there (" + e.getMessage() + ")");
         }

@@ -226,6 +226,9 @@ class RollupIT {
             ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#hosts tbody tr td.name")).stream()
                     .anyMatch(td -> td.getText().equals(HTML_HOST)));
             assertTrue(page.findElements(org.openqa.selenium.By.tagName("img")).isEmpty(), "a host's name is text, never HTML");
+            // its style sheet applied under the Content-Security-Policy (no inline style is allowed)
+            String headBackground = page.findElement(org.openqa.selenium.By.cssSelector("#processes th")).getCssValue("background-color");
+            assertTrue(headBackground.contains("244, 244, 244"), headBackground);
             // a click on a process shows its windows over a time axis
             ServiceIT.settled(page, p -> {
                 p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr")).get(0).click();

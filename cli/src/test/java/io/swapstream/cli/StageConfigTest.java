@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -11,6 +12,21 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 class StageConfigTest {
+    /**
+     * Users over plain HTTP beyond loopback: one line and exit 2 before Kafka is asked, unless --http-users-in-clear
+     * says so (the address is a documentation one, never bound: the refusal comes first).
+     */
+    @Test
+    void aStageRefusesUsersOverPlainHttpBeyondLoopback(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path users = dir.resolve("users");
+        java.nio.file.Files.writeString(users, io.swapstream.http.HttpUsers.line("ana", "s3cret".toCharArray()) + "\n");
+        CliRunner r = CliRunner.run("aggregate", "-b", "127.0.0.1:1", "--state-dir", dir.resolve("state").toString(),
+                "--http", "192.0.2.1:8080", "--http-users", users.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("--http-users-in-clear"), r.err());
+    }
+
     static Object producerCompression(Map<String, String> overrides) {
         var p = StageConfig.streams(StageConfig.DECODE, "127.0.0.1:9092", "t", Path.of("state"), "etw.", (short) 1, overrides);
         return new StreamsConfig(p).getProducerConfigs("client").get(ProducerConfig.COMPRESSION_TYPE_CONFIG);

@@ -22,7 +22,9 @@ import org.apache.kafka.streams.StreamsMetadata;
 
 /**
  * The other instances of a stage's application, as Kafka Streams' metadata names them: which one holds a key,
- * and a query asked of one over HTTP(S), with the client's credentials passed on.
+ * and a query asked of one over HTTP(S), with the client's credentials passed on: over HTTPS, or to an instance on
+ * this machine (a loopback address). Over plain HTTP to another machine a user's password would cross the network
+ * in clear: such a question is refused (503), and the client can ask that instance itself.
  */
 public final class Peers {
     private static final ObjectMapper JSON = RecordJson.MAPPER;
@@ -69,8 +71,21 @@ public final class Peers {
         return all.size() == 1 && isSelf(all.get(0));
     }
 
+    /** Whether a user's credentials may go to {@code host}: over TLS, or without leaving this machine. */
+    boolean mayForwardCredentials(String host) {
+        if (scheme.equals("https")) return true;
+        String name = host.substring(0, host.lastIndexOf(':'));
+        if (name.startsWith("[") && name.endsWith("]")) name = name.substring(1, name.length() - 1);
+        // literal loopback addresses and localhost only: another name is whatever the resolver says it is
+        return name.equals("localhost") || name.startsWith("127.") || name.equals("::1") || name.equals("0:0:0:0:0:0:0:1");
+    }
+
     /** Asks {@code host} for {@code path} with {@code q}; a 404 there is a 404 here, any other failure a 503. */
     ArrayNode ask(String host, String path, Map<String, String> q, String authorization) throws IOException, InterruptedException {
+        if (authorization != null && !mayForwardCredentials(host)) {
+            throw new StageHttp.HttpProblem(503, "part of the answer is on instance " + host + ", reached over plain HTTP: a user's"
+                    + " password is not sent there in clear (serve --http-tls, or ask that instance itself)");
+        }
         StringBuilder uri = new StringBuilder(scheme).append("://").append(host);
         // the path came decoded: a session id holds spaces
         for (String segment : path.substring(1).split("/", -1)) {

@@ -71,7 +71,7 @@ public final class RollupApi {
     /** The top groups of the latest window (or of every kept window), by a numeric field. */
     private StageHttp.Response list(Kind kind, StageHttp.Request request) throws Exception {
         Map<String, String> q = request.query();
-        StageHttp.allowOnly(q, List.of("by", "window", "top", "sketches"));
+        StageHttp.allowOnly(q, List.of("by", "window", "top", "offset", "sketches"));
         String by = q.getOrDefault("by", "readyP99Nanos");
         if (!kind.sortable().contains(by)) throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + kind.sortable());
         String window = q.getOrDefault("window", "latest");
@@ -79,14 +79,14 @@ public final class RollupApi {
             throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, each, all, or a window's start (ns, as /api/windows"
                     + " lists them)");
         }
-        int top = StatsApi.integer(q, "top", 20);
+        int top = StatsApi.top(q);
+        int offset = StatsApi.offset(q, top);
         boolean sketches = bool(q, "sketches");
         List<JsonNode> rows = new ArrayList<>();
         if (q.containsKey("local")) {
             rows.addAll(local(kind, null, sketches));
         } else {
-            Map<String, String> lq = new HashMap<>(q);
-            lq.put("local", "1");
+            Map<String, String> lq = StatsApi.firstRows(q, offset, top);
             for (String host : peers.all()) {
                 if (peers.isSelf(host)) rows.addAll(local(kind, null, sketches));
                 else peers.ask(host, kind.path(), lq, request.authorization()).forEach(rows::add);
@@ -108,7 +108,7 @@ public final class RollupApi {
         rows.sort(Comparator.comparingDouble((JsonNode n) -> n.path(by).isNumber() ? -n.path(by).asDouble() : Double.POSITIVE_INFINITY)
                 .thenComparing(n -> -n.path("windowStartNanos").asLong()).thenComparing(n -> n.path(kind.nameField()).asText()));
         ArrayNode out = JSON.createArrayNode();
-        rows.stream().limit(top).forEach(out::add);
+        rows.stream().skip(offset).limit(top).forEach(out::add);
         return StageHttp.Response.json(200, JSON.writeValueAsString(out));
     }
 
@@ -228,7 +228,7 @@ public final class RollupApi {
             throw new StageHttp.HttpProblem(400, "window: '" + window + "' is not latest, all, or a window's start (ns)");
         }
         String host = q.get("host");
-        int top = StatsApi.integer(q, "top", 20);
+        int top = StatsApi.top(q);
         List<JsonNode> edges = new ArrayList<>();
         if (q.containsKey("local")) {
             edges.addAll(wakesHere(process, window, host));

@@ -1,25 +1,29 @@
 package io.swapstream.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.URLDecoder;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.streams.KafkaStreams;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.URIUtil;
 
 /**
- * A stage's HTTP side, on the JDK's own server (no framework: a few read-only routes):
+ * A stage's HTTP side, on Jetty's core server (no framework: a few read-only routes):
  * {@code /health}, {@code /metrics}, and on the aggregate the query API and the live page.
+ * A route is matched exactly, or, when it ends in {@code /}, by prefix; the path is decoded once.
  */
 public final class StageHttp implements AutoCloseable {
     /** A route's answer. */
@@ -72,18 +76,22 @@ public final class StageHttp implements AutoCloseable {
         }
     }
 
+
     @FunctionalInterface
     public interface Route {
         Response answer(Request request) throws Exception;
     }
 
-    static {
-        // without TCP_NODELAY a kept-alive connection's answer waits for the client's delayed ACK, tens of ms a
-        // request; read once, when the JDK's server is first used
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
+    private record Routed(String prefix, Route route, boolean open, java.util.function.Function<Throwable, String> describe) {
+        boolean matches(String path) {
+            return prefix.endsWith("/") ? path.startsWith(prefix) : path.equals(prefix);
+        }
     }
 
-    private final HttpServer server;
+    private final Server server;
+    private final ServerConnector connector;
+    private final InetSocketAddress bound;
+    private final List<Routed> routes = new CopyOnWriteArrayList<>();
     /** One line for a client about an unexpected failure: the command line's own wording, given by the stage runner. */
     private java.util.function.Function<Throwable, String> describe =
             e -> "internal error, please report it (SWAPSTREAM_DEBUG=1 prints the details)";
@@ -92,8 +100,10 @@ public final class StageHttp implements AutoCloseable {
     /** Whether a route takes every path no other route does; if none does, {@link #start} adds one that answers 404 in JSON. */
     private boolean rootRouted;
 
-    private StageHttp(HttpServer server, HttpTls tls, HttpUsers users) {
+    private StageHttp(Server server, ServerConnector connector, InetSocketAddress bound, HttpTls tls, HttpUsers users) {
         this.server = server;
+        this.connector = connector;
+        this.bound = bound;
         this.tls = tls;
         this.users = users;
     }
@@ -103,34 +113,53 @@ public final class StageHttp implements AutoCloseable {
         return bind(hostPort, null, null);
     }
 
+    /** As {@link #bind(String, HttpTls, HttpUsers, boolean)}, refusing users over plain HTTP beyond loopback. */
+    public static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users) throws IOException {
+        return bind(hostPort, tls, users, false);
+    }
+
     /**
      * Binds now, serving HTTPS when {@code tls} is given, and asking for a user of {@code users} (basic
      * authentication) on every route but {@code /health} when given.
+     *
+     * @param usersInClear whether users may log in over plain HTTP beyond loopback (--http-users-in-clear); if not,
+     *                     such a stage is an {@link IllegalArgumentException}, before anything is bound
      */
-    public static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users) throws IOException {
+    public static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users, boolean usersInClear) throws IOException {
+        return bind(hostPort, tls, users, usersInClear, BoundedServer.FIRST_REQUEST_TIMEOUT);
+    }
+
+    static StageHttp bind(String hostPort, HttpTls tls, HttpUsers users, boolean usersInClear, java.time.Duration firstRequestTimeout)
+            throws IOException {
         int colon = hostPort.lastIndexOf(':');
         String host = hostPort.substring(0, colon);
         int port = Integer.parseInt(hostPort.substring(colon + 1));
         InetSocketAddress address = new InetSocketAddress(host, port);
-        HttpServer server;
-        if (tls != null) {
-            HttpsServer https = HttpsServer.create(address, 64);
-            https.setHttpsConfigurator(new HttpsConfigurator(tls.server()));
-            server = https;
-        } else {
-            server = HttpServer.create(address, 64);
-        }
-        server.setExecutor(Executors.newFixedThreadPool(8, r -> {
-            Thread t = new Thread(r, "swapstream-http");
-            t.setDaemon(true);
-            return t;
-        }));
-        return new StageHttp(server, tls, users);
+        refuseUsersInClear(hostPort, tls, users, usersInClear);
+
+        ServerConnector connector = BoundedServer.bind(host, port, tls, firstRequestTimeout);
+        Server server = connector.getServer();
+        StageHttp stage = new StageHttp(server, connector, new InetSocketAddress(address.getAddress(), connector.getLocalPort()), tls, users);
+        server.setHandler(stage.new Dispatch());
+        return stage;
+    }
+
+    /**
+     * Refuses users over plain HTTP bound beyond loopback (every interface included) unless {@code allowed}: their
+     * passwords would cross the network in clear. An {@link IllegalArgumentException}, one line.
+     */
+    public static void refuseUsersInClear(String hostPort, HttpTls tls, HttpUsers users, boolean allowed) {
+        if (users == null || tls != null || allowed) return;
+        String host = hostPort.substring(0, hostPort.lastIndexOf(':'));
+        InetSocketAddress address = new InetSocketAddress(host, 0);
+        if (address.getAddress() != null && address.getAddress().isLoopbackAddress()) return;
+        throw new IllegalArgumentException("--http " + hostPort + ": --http-users over plain HTTP beyond loopback would send passwords"
+                + " in clear; add --http-tls KEYSTORE (or --http-users-in-clear to accept it)");
     }
 
     /** What is exposed, bound beyond loopback: null when bound to loopback, or with both TLS and users. */
     public String exposure() {
-        var a = server.getAddress().getAddress();
+        var a = bound.getAddress();
         if (a == null || a.isLoopbackAddress()) return null;
         if (tls == null && users == null) return "anyone who reaches it reads it, in clear (--http-tls, --http-users)";
         if (tls == null) return "its passwords cross the network in clear (--http-tls)";
@@ -152,20 +181,24 @@ public final class StageHttp implements AutoCloseable {
      * bound to every interface (0.0.0.0 would send a peer to itself).
      */
     public String address() {
-        InetSocketAddress a = server.getAddress();
-        String host = a.getHostString();
-        if (a.getAddress() != null && a.getAddress().isAnyLocalAddress()) {
+        String host = bound.getHostString();
+        if (bound.getAddress() != null && bound.getAddress().isAnyLocalAddress()) {
             try {
                 host = java.net.InetAddress.getLocalHost().getHostName();
             } catch (java.net.UnknownHostException e) {
                 host = "localhost";
             }
         }
-        return host + ":" + a.getPort();
+        return host + ":" + bound.getPort();
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return connector.getLocalPort();
+    }
+
+    /** The connections open now, finished requests or not. */
+    int connections() {
+        return connector.getConnectedEndPoints().size();
     }
 
     /** {@code /health}: 200 while Kafka Streams is RUNNING, else 503; {@code /metrics}: Prometheus text, OpenMetrics or protobuf as asked. */
@@ -180,11 +213,11 @@ public final class StageHttp implements AutoCloseable {
         return this;
     }
 
-    public StageHttp route(String prefix, Route route) {
-        if (prefix.equals("/")) rootRouted = true;
-        var context = server.createContext(prefix, exchange -> handle(exchange, route, describe));
+    /** Answers {@code path} exactly, or every path under it when it ends in {@code /}. */
+    public StageHttp route(String path, Route route) {
+        if (path.equals("/")) rootRouted = true;
         // /health says only whether the stage runs: probes need no password
-        if (users != null && !prefix.equals("/health")) context.setAuthenticator(users);
+        routes.add(new Routed(path, route, path.equals("/health"), describe));
         return this;
     }
 
@@ -215,9 +248,13 @@ public final class StageHttp implements AutoCloseable {
     }
 
     public void start() {
-        // an unknown path gets the one error shape, as every other answer, not the JDK server's HTML page
+        // an unknown path gets the one error shape, as every other answer
         if (!rootRouted) route("/", request -> { throw new HttpProblem(404, "no such resource: " + request.path()); });
-        server.start();
+        try {
+            server.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start HTTP on " + address() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Refuses a parameter the route does not take (a misspelt one would otherwise be ignored); {@code local} is the instances' own. */
@@ -237,40 +274,98 @@ public final class StageHttp implements AutoCloseable {
         return "W/\"" + Long.toHexString(crc.getValue()) + "-" + body.length + "\"";
     }
 
-    private static void handle(HttpExchange exchange, Route route, java.util.function.Function<Throwable, String> describe) throws IOException {
-        Response r;
-        try {
-            if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
-                r = Response.text(405, "only GET");
+    /** The path, decoded once; null when it has a dot segment (nothing here is reached through one). */
+    static String decodedPath(String rawPath) {
+        if (rawPath == null || rawPath.isEmpty()) return "/";
+        for (String segment : rawPath.split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) return null;
+        }
+        return URIUtil.decodePath(rawPath);
+    }
+
+    /** The route for {@code path}: the longest that matches. */
+    private Routed routeFor(String path) {
+        Routed best = null;
+        for (Routed r : routes) {
+            if (r.matches(path) && (best == null || r.prefix().length() > best.prefix().length())) best = r;
+        }
+        return best;
+    }
+
+    private final class Dispatch extends Handler.Abstract {
+        @Override
+        public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response, Callback callback) {
+            Response r = answer(request, response);
+            HttpFields.Mutable h = response.getHeaders();
+            BoundedServer.securityHeaders(h);
+            h.put(HttpHeader.CONTENT_TYPE, r.contentType());
+            if (r.etag() != null) {
+                // the client asks again each time (no-cache), and a 304 tells it its copy holds
+                h.put(HttpHeader.ETAG, r.etag());
+                h.put(HttpHeader.CACHE_CONTROL, "no-cache");
             } else {
-                URI uri = exchange.getRequestURI();
-                var h = exchange.getRequestHeaders();
-                r = route.answer(new Request(uri.getPath(), query(uri.getRawQuery()), h.getFirst("If-None-Match"), h.getFirst("Authorization"),
-                        h.getFirst("Accept")));
+                h.put(HttpHeader.CACHE_CONTROL, "no-store");
             }
-        } catch (HttpProblem e) {
-            r = Response.error(e.status, e.getMessage());
-        } catch (Exception e) {
-            r = Response.error(500, describe.apply(e));
+            response.setStatus(r.status());
+            boolean noBody = request.getMethod().equals("HEAD") || r.status() == 304;
+            if (r.status() != 304) h.put(HttpHeader.CONTENT_LENGTH, r.body().length);
+            // written as the client reads it, with no thread waiting on a slow one
+            response.write(true, noBody ? null : ByteBuffer.wrap(r.body()), callback);
+            return true;
         }
-        // every JSON answer has an ETag: its version where it has one, else its bytes'; a client holding it gets a 304
-        if (r.status() == 200 && r.etag() == null && r.contentType().startsWith("application/json")) {
-            String etag = etagOf(r.body());
-            r = etag.equals(exchange.getRequestHeaders().getFirst("If-None-Match")) ? Response.notModified(etag)
-                    : new Response(200, r.contentType(), r.body(), etag);
-        }
-        exchange.getResponseHeaders().set("Content-Type", r.contentType());
-        if (r.etag() != null) {
-            // the client asks again each time (no-cache), and a 304 tells it its copy holds
-            exchange.getResponseHeaders().set("ETag", r.etag());
-            exchange.getResponseHeaders().set("Cache-Control", "no-cache");
-        } else {
-            exchange.getResponseHeaders().set("Cache-Control", "no-store");
-        }
-        boolean head = exchange.getRequestMethod().equals("HEAD");
-        exchange.sendResponseHeaders(r.status(), head || r.status() == 304 ? -1 : r.body().length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            if (!head && r.status() != 304) out.write(r.body());
+
+        private Response answer(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response) {
+            var fields = request.getHeaders();
+            String path = null;
+            Routed routed = null;
+            try {
+                path = decodedPath(request.getHttpURI().getPath());
+                routed = path == null ? null : routeFor(path);
+            } catch (IllegalArgumentException e) {
+                return Response.error(400, "the path is not a URI path");
+            }
+            if (routed == null || !routed.open()) {
+                if (users != null) {
+                    HttpUsers.Login login = users.login(org.eclipse.jetty.server.Request.getRemoteAddr(request),
+                            fields.get(HttpHeader.AUTHORIZATION));
+                    if (login.waitSeconds() > 0) {
+                        response.getHeaders().put(HttpHeader.RETRY_AFTER, login.waitSeconds());
+                        return Response.error(429, "too many failed logins: ask again in " + login.waitSeconds() + " s");
+                    }
+                    if (!login.in()) {
+                        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Basic realm=\"swapstream\", charset=\"UTF-8\"");
+                        return Response.error(401, "a user of --http-users is asked for (basic authentication)");
+                    }
+                }
+                if (routed == null) return Response.error(404, "no such resource: " + request.getHttpURI().getPath());
+            }
+            Response r;
+            try {
+                if (!request.getMethod().equals("GET") && !request.getMethod().equals("HEAD")) {
+                    r = Response.text(405, "only GET");
+                } else {
+                    Map<String, String> query;
+                    try {
+                        query = query(request.getHttpURI().getQuery());
+                    } catch (IllegalArgumentException e) {
+                        throw new HttpProblem(400, "the query is not URL-encoded");
+                    }
+                    // the credentials go on to other instances only where there are users to check them
+                    r = routed.route().answer(new Request(path, query, fields.get(HttpHeader.IF_NONE_MATCH),
+                            users == null ? null : fields.get(HttpHeader.AUTHORIZATION), fields.get(HttpHeader.ACCEPT)));
+                }
+            } catch (HttpProblem e) {
+                r = Response.error(e.status, e.getMessage());
+            } catch (Exception e) {
+                r = Response.error(500, routed.describe().apply(e));
+            }
+            // every JSON answer has an ETag: its version where it has one, else its bytes'; a client holding it gets a 304
+            if (r.status() == 200 && r.etag() == null && r.contentType().startsWith("application/json")) {
+                String etag = etagOf(r.body());
+                r = etag.equals(fields.get(HttpHeader.IF_NONE_MATCH)) ? Response.notModified(etag)
+                        : new Response(200, r.contentType(), r.body(), etag);
+            }
+            return r;
         }
     }
 
@@ -288,7 +383,10 @@ public final class StageHttp implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+        try {
+            server.stop();
+        } catch (Exception e) {
+            // stopping: nothing more to do with it
+        }
     }
 }

@@ -75,14 +75,15 @@ public final class StatsApi {
             return StageHttp.Response.json(200, JSON.writeValueAsString(local ? localSessions() : everywhere(path, q, authorization)));
         }
         if (path.equals("/api/threads")) {
-            StageHttp.allowOnly(q, List.of("session", "by", "top", "window"));
+            StageHttp.allowOnly(q, List.of("session", "by", "top", "offset", "window"));
             String session = q.get("session");
             if (session != null && session.isEmpty()) throw new StageHttp.HttpProblem(400, "session: empty; leave it out for every session");
             String by = q.getOrDefault("by", "waitP99Nanos");
             if (!ThreadStatsFields.SORTABLE.contains(by)) {
                 throw new StageHttp.HttpProblem(400, "by: '" + by + "' is not one of " + ThreadStatsFields.SORTABLE);
             }
-            int top = integer(q, "top", 20);
+            int top = top(q);
+            int offset = offset(q, top);
             String window = q.getOrDefault("window", "none");
             RowIndex.Rows rows = switch (window) {
                 case "none" -> RowIndex.Rows.WHOLE;
@@ -100,17 +101,19 @@ public final class StatsApi {
                 if (session != null && !indexes.hasSession(session) && !knownHere(session)) {
                     throw new StageHttp.HttpProblem(404, "no session " + session);
                 }
-                return StageHttp.Response.json(200, localTop(by, top, session, rows), etag);
+                return StageHttp.Response.json(200, localTop(by, offset, top, session, rows), etag);
             }
-            ArrayNode merged = session != null ? peers.ask(owner, path, local(q), authorization) : everywhere(path, q, authorization);
+            Map<String, String> first = firstRows(q, offset, top);
+            ArrayNode merged = session != null ? peers.ask(owner, path, first, authorization) : everywhere(path, first, authorization);
             if (rows == RowIndex.Rows.LATEST) merged = latestWindowOnly(merged);
-            return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, top)));
+            return StageHttp.Response.json(200, JSON.writeValueAsString(ranked(merged, by, offset, top)));
         }
         if (path.startsWith("/api/threads/")) {
             StageHttp.allowOnly(q, List.of());
             String[] parts = path.substring("/api/threads/".length()).split("/");
             if (parts.length != 2) throw new StageHttp.HttpProblem(400, "expected /api/threads/SESSION/TID");
-            String session = java.net.URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+            // the path came decoded, once: a second decoding would turn a '%' in a session id into an error
+            String session = parts[0];
             int tid;
             try {
                 tid = Integer.parseInt(parts[1]);
@@ -131,18 +134,45 @@ public final class StatsApi {
         throw new StageHttp.HttpProblem(404, "no such resource: " + path);
     }
 
-    /** A whole number of at least 1; a larger one than an int holds means "all". */
-    static int integer(Map<String, String> q, String name, int dflt) {
+    /** Rows an answer holds at most; more come a page at a time, with {@code offset}. */
+    public static final int MAX_TOP = 1000;
+    /**
+     * How deep {@code offset} pages: offset + top at most. A merged answer asks every instance for that many rows and
+     * ranks them in memory, so this bounds what one request costs.
+     */
+    public static final int MAX_RANKED = 10_000;
+
+    /**
+     * {@code top}: how many rows, 20 unless asked, at most {@link #MAX_TOP}; an instance asked for its own rows
+     * ({@code local}) gives up to {@link #MAX_RANKED}, the first offset + top of a page merged elsewhere.
+     */
+    static int top(Map<String, String> q) {
+        return count(q, "top", 20, 1, q.containsKey("local") ? MAX_RANKED : MAX_TOP, " (more a page at a time, with offset)");
+    }
+
+    /** The query asked of each instance for a page: its own first offset + top rows, among which the page is. */
+    static Map<String, String> firstRows(Map<String, String> q, int offset, int top) {
+        Map<String, String> lq = new HashMap<>(q);
+        lq.remove("offset");
+        lq.put("top", String.valueOf(offset + top));
+        lq.put("local", "1");
+        return lq;
+    }
+
+    /** {@code offset}: how many of the ranked rows to skip, 0 unless asked; with {@code top}, at most {@link #MAX_RANKED}. */
+    static int offset(Map<String, String> q, int top) {
+        return count(q, "offset", 0, 0, MAX_RANKED - top, " (offset + top at most " + MAX_RANKED + ")");
+    }
+
+    /** A whole number from {@code min} to {@code max}; anything else is a 400 that says so. */
+    static int count(Map<String, String> q, String name, int dflt, int min, int max, String why) {
         String v = q.get(name);
         if (v == null) return dflt;
-        try {
-            long n = Long.parseLong(v);
-            if (n < 1) throw new NumberFormatException();
-            return (int) Math.min(n, Integer.MAX_VALUE);
-        } catch (NumberFormatException e) {
-            if (v.matches("[0-9]{19,}")) return Integer.MAX_VALUE;
-            throw new StageHttp.HttpProblem(400, name + ": '" + v + "' is not a whole number of at least 1");
+        if (v.matches("[0-9]{1,9}")) {
+            int n = Integer.parseInt(v);
+            if (n >= min && n <= max) return n;
         }
+        throw new StageHttp.HttpProblem(400, name + ": '" + v + "' is not a whole number from " + min + " to " + max + why);
     }
 
     /** The ETag of this instance's answers: its start and the version of its rows. */
@@ -170,8 +200,9 @@ public final class StatsApi {
     }
 
     /** This instance's top rows as a JSON array: each row's JSON made once and kept until the row changes. */
-    private byte[] localTop(String by, int top, String session, RowIndex.Rows rows) {
-        List<RowIndex.Hit> hits = indexes.top(by, top, session, rows);
+    private byte[] localTop(String by, int offset, int top, String session, RowIndex.Rows rows) {
+        List<RowIndex.Hit> ranked = indexes.top(by, offset + top, session, rows);
+        List<RowIndex.Hit> hits = ranked.subList(Math.min(offset, ranked.size()), ranked.size());
         // the stores only when a row's JSON must be made: finding a store costs more than a cached answer
         ReadOnlyKeyValueStore<String, ThreadStats> stats = null;
         ReadOnlyKeyValueStore<String, io.swapstream.schemas.avro.ThreadInfo> labels = null;
@@ -207,14 +238,14 @@ public final class StatsApi {
         return out;
     }
 
-    private static ArrayNode ranked(ArrayNode rows, String by, int top) {
+    static ArrayNode ranked(ArrayNode rows, String by, int offset, int top) {
         List<JsonNode> l = new ArrayList<>();
         rows.forEach(l::add);
         l.sort(Comparator.comparingDouble((JsonNode n) -> n.path(by).asDouble(Double.NEGATIVE_INFINITY)).reversed()
                 .thenComparing(n -> n.path("session").asText()).thenComparingInt(n -> n.path("threadId").asInt())
                 .thenComparingLong(n -> n.path("windowStartNanos").asLong()));
         ArrayNode out = JSON.createArrayNode();
-        l.stream().limit(top).forEach(out::add);
+        l.stream().skip(offset).limit(top).forEach(out::add);
         return out;
     }
 
