@@ -144,7 +144,21 @@ class AggregateTopologyTest {
             assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
             assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.REDO_STORE).all().hasNext(), "no redo entry is left");
-            assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");
+            // the labels stay for the query API, which names each row's readiers by them (until the session's retention)
+            var labels = driver.<String, io.swapstream.schemas.avro.ThreadInfo>getKeyValueStore(AggregateTopology.THREADS_STORE);
+            Map<Integer, String> named = new HashMap<>();
+            for (ThreadInfo t : threads) if (t.processName() != null) named.put(t.threadId(), t.processName());
+            int readiers = 0;
+            for (ThreadStats t : rows.values()) {
+                for (CharSequence readier : t.getTopReadiers().keySet()) {
+                    String name = named.get(Integer.parseInt(readier.toString()));
+                    if (name == null) continue;
+                    var label = labels.get(session + "/" + readier);
+                    assertTrue(label != null && name.equals(String.valueOf(label.getProcessName())), "readier " + readier + " named after the end");
+                    readiers++;
+                }
+            }
+            assertTrue(readiers > 0, "rows with named readiers");
         }
     }
 
@@ -226,6 +240,7 @@ class AggregateTopologyTest {
             assertFalse(known(driver, second));
             assertFalse(driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().hasNext(), "no row is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).all().hasNext(), "no progress is left");
+            assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");
             assertEquals(2.0, taskMetric(driver, StageSensors.SESSIONS_FORGOTTEN + "-total"), "counted in the task's own metric");
         }
     }
