@@ -20,7 +20,8 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = {"-o", "--out"}, required = true, paramLabel = "FILE.etl", description = "the .etl file to write")
+    // a label without a dot: the usage line wraps at one ("-o=FILE." then "etl")
+    @Option(names = {"-o", "--out"}, required = true, paramLabel = "FILE", description = "the .etl file to write; a missing folder is created")
     Path out;
 
     @Option(names = "--mode", defaultValue = "compact", paramLabel = "MODE", description = "cswitch (0x0524 events) or compact (0x0525 batches)")
@@ -81,7 +82,6 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Options.outputFile("--out", out);
         if (speed != null) Options.between("--speed", speed, 0.001, 1e9);
         Options.atLeast("--switches", switches, 1);
         Options.atLeast("--cpus", cpus, 1);
@@ -97,6 +97,17 @@ final class GenerateCommand implements Callable<Integer> {
             throw new UserInputException("--silent-cpus must leave at least one of the " + cpus + " processors running, not " + silentCpus);
         }
         long flushTicks = flushTimer == null ? 0 : Options.positiveDuration("--flush-timer", flushTimer) / 100;
+        Path folder = out.toAbsolutePath().getParent();
+        // generate -o traces/a.etl for ingest --watch traces: the folder need not be made first
+        if (folder != null && !java.nio.file.Files.exists(folder)) {
+            try {
+                java.nio.file.Files.createDirectories(folder);
+            } catch (java.io.IOException e) {
+                throw new UserInputException("--out: cannot create the folder " + folder + " (" + e.getClass().getSimpleName()
+                        .replace("Exception", "").replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(java.util.Locale.ROOT) + ")");
+            }
+        }
+        Options.outputFile("--out", out);
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
                 !noRundown, !noNoise, exitRate, loggerName, startFileTime(), silentCpus, idleSpell(),
                 bufferKiB * 1024, flushTicks);
@@ -110,8 +121,9 @@ final class GenerateCommand implements Callable<Integer> {
         try {
             long n = TraceGenerator.generate(whole, o, MaximumWaitReason.forBuild(build));
             // trace time 0 (the logfile header's StartTime) on the wall clock: what a latency measurement needs
-            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time, trace time 0 at %d ms%n", out, n,
-                    mode, speed, System.currentTimeMillis());
+            long now = System.currentTimeMillis();
+            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time, trace time 0 at %s (%d ms since 1970)%n",
+                    out, n, mode, speed, java.time.Instant.ofEpochMilli(now), now);
             spec.commandLine().getErr().flush();
             TraceReplay.replay(whole, out, speed, null);
             spec.commandLine().getErr().printf("wrote %s%n", out);

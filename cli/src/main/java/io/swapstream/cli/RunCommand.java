@@ -135,9 +135,11 @@ final class RunCommand implements Callable<Integer> {
                         ingested, decoded, secs, switches, switches / secs);
                 List<ThreadStats> stats = new ArrayList<>();
                 Map<String, List<ThreadStats>> windows = finalRows(bootstrap, published, pipeline.aggregate, timeoutMs, windowNanos > 0);
+                int status = outcome.status();
                 for (BufferPublisher.Published p : published) {
                     List<ThreadStats> rows = windows.getOrDefault(p.session(), List.of());
                     if (rows.isEmpty()) {
+                        status = Math.max(status, Swapstream.EXIT_NO_SWITCHES);
                         err.println("swapstream: note: session " + p.session() + " holds no context switches: it has no CSwitch"
                                 + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
                     }
@@ -150,7 +152,7 @@ final class RunCommand implements Callable<Integer> {
                     windows.values().forEach(windowRows::addAll);
                     writeProcesses(rollup.processRows(windowRows, t1 + timeoutMs * 1_000_000L));
                 }
-                return outcome.status();
+                return status;
             }
         } finally {
             if (broker != null) broker.close();
