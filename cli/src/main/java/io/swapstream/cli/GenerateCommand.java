@@ -97,20 +97,11 @@ final class GenerateCommand implements Callable<Integer> {
             throw new UserInputException("--silent-cpus must leave at least one of the " + cpus + " processors running, not " + silentCpus);
         }
         long flushTicks = flushTimer == null ? 0 : Options.positiveDuration("--flush-timer", flushTimer) / 100;
-        Path folder = out.toAbsolutePath().getParent();
-        // generate -o traces/a.etl for ingest --watch traces: the folder need not be made first
-        if (folder != null && !java.nio.file.Files.exists(folder)) {
-            try {
-                java.nio.file.Files.createDirectories(folder);
-            } catch (java.io.IOException e) {
-                throw new UserInputException("--out: cannot create the folder " + folder + " (" + e.getClass().getSimpleName()
-                        .replace("Exception", "").replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(java.util.Locale.ROOT) + ")");
-            }
-        }
-        Options.outputFile("--out", out);
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
                 !noRundown, !noNoise, exitRate, loggerName, startFileTime(), silentCpus, idleSpell(),
                 bufferKiB * 1024, flushTicks);
+        createFolder(out.toAbsolutePath().getParent());
+        Options.outputFile("--out", out);
         if (speed == null) {
             long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
             spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);
@@ -131,6 +122,20 @@ final class GenerateCommand implements Callable<Integer> {
             java.nio.file.Files.deleteIfExists(whole);
         }
         return 0;
+    }
+
+    /** generate -o traces/a.etl for ingest --watch traces: the folder need not be made first. */
+    private static void createFolder(Path folder) {
+        if (folder == null || java.nio.file.Files.exists(folder)) return;
+        try {
+            java.nio.file.Files.createDirectories(folder);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new UserInputException("--out: cannot create the folder " + folder + ": a file is in its way");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new UserInputException("--out: cannot create the folder " + folder + ": permission denied");
+        } catch (java.io.IOException e) {
+            throw new UserInputException("--out: cannot create the folder " + folder);
+        }
     }
 
     /** --start as a FILETIME (100 ns units since 1601). */
