@@ -131,6 +131,9 @@ class PrometheusIT {
             // what the roll-up rows say, once every session has ended and its windows are out
             long readyTimes = exactReady.values().stream().mapToLong(v -> v.length).sum();
             Map<String, long[]> rows = awaitRowsCounted(kafka, prefix, api, readyTimes);
+            // each series is 0 on its first scrape: increase() counts every window, each host's and process's first too
+            double increase = value(api, "sum(increase(swapstream_process_ready_seconds_count[10m]))");
+            assertTrue(increase >= readyTimes * 0.999, "increase() counted " + increase + " of " + readyTimes + " ready times");
             for (Map.Entry<String, long[]> e : rows.entrySet()) {
                 String selector = "{process=\"" + e.getKey() + "\"}";
                 assertEquals(e.getValue()[0], value(api, "swapstream_process_ready_seconds_count" + selector), 0, e.getKey());
