@@ -31,7 +31,7 @@ run() { # name folder speed seconds generate-options...
   local name=$1 dir=$2 speed=$3 s=$4; shift 4
   $J generate -o "$W/$dir/$name.etl" --cpus 4 --processes 2 --threads-per-process 2 --switches $((rate * s)) --start now \
     --speed "$speed" "$@" 2> "$W/$name.gen"
-  echo "$name $speed $(sed -n 's/.*trace time 0 at \([0-9]*\) ms.*/\1/p' "$W/$name.gen")" >> "$W/modes"
+  echo "$name $speed $(sed -n 's/.*trace time 0 at .* (\([0-9]*\) ms since 1970).*/\1/p' "$W/$name.gen")" >> "$W/modes"
 }
 # docs/collecting.md's settings: 16 KiB buffers, a 1 s flush timer (declared), CSwitch events
 run cswitch-idle-declared declared 1 "$secs" --mode cswitch --buffer-size 16 --flush-timer 1s --idle-cpu 1:20:30

@@ -20,7 +20,8 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
 
-    @Option(names = {"-o", "--out"}, required = true, paramLabel = "FILE.etl", description = "the .etl file to write")
+    // a label without a dot: the usage line wraps at one ("-o=FILE." then "etl")
+    @Option(names = {"-o", "--out"}, required = true, paramLabel = "FILE", description = "the .etl file to write; a missing folder is created")
     Path out;
 
     @Option(names = "--mode", defaultValue = "compact", paramLabel = "MODE", description = "cswitch (0x0524 events) or compact (0x0525 batches)")
@@ -81,7 +82,6 @@ final class GenerateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Options.outputFile("--out", out);
         if (speed != null) Options.between("--speed", speed, 0.001, 1e9);
         Options.atLeast("--switches", switches, 1);
         Options.atLeast("--cpus", cpus, 1);
@@ -100,6 +100,8 @@ final class GenerateCommand implements Callable<Integer> {
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
                 !noRundown, !noNoise, exitRate, loggerName, startFileTime(), silentCpus, idleSpell(),
                 bufferKiB * 1024, flushTicks);
+        createFolder(out.toAbsolutePath().getParent());
+        Options.outputFile("--out", out);
         if (speed == null) {
             long n = TraceGenerator.generate(out, o, MaximumWaitReason.forBuild(build));
             spec.commandLine().getErr().printf("wrote %s: %d context switches (%s)%n", out, n, mode);
@@ -110,8 +112,9 @@ final class GenerateCommand implements Callable<Integer> {
         try {
             long n = TraceGenerator.generate(whole, o, MaximumWaitReason.forBuild(build));
             // trace time 0 (the logfile header's StartTime) on the wall clock: what a latency measurement needs
-            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time, trace time 0 at %d ms%n", out, n,
-                    mode, speed, System.currentTimeMillis());
+            long now = System.currentTimeMillis();
+            spec.commandLine().getErr().printf("writing %s: %d context switches (%s) at %sx real time, trace time 0 at %s (%d ms since 1970)%n",
+                    out, n, mode, speed, java.time.Instant.ofEpochMilli(now), now);
             spec.commandLine().getErr().flush();
             TraceReplay.replay(whole, out, speed, null);
             spec.commandLine().getErr().printf("wrote %s%n", out);
@@ -119,6 +122,20 @@ final class GenerateCommand implements Callable<Integer> {
             java.nio.file.Files.deleteIfExists(whole);
         }
         return 0;
+    }
+
+    /** generate -o traces/a.etl for ingest --watch traces: the folder need not be made first. */
+    private static void createFolder(Path folder) {
+        if (folder == null || java.nio.file.Files.exists(folder)) return;
+        try {
+            java.nio.file.Files.createDirectories(folder);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new UserInputException("--out: cannot create the folder " + folder + ": a file is in its way");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new UserInputException("--out: cannot create the folder " + folder + ": permission denied");
+        } catch (java.io.IOException e) {
+            throw new UserInputException("--out: cannot create the folder " + folder);
+        }
     }
 
     /** --start as a FILETIME (100 ns units since 1601). */

@@ -98,7 +98,7 @@ final class IngestCommand implements Callable<Integer> {
         if (!files.isEmpty()) throw new UserInputException("give the traces to publish or --watch DIR, not both");
         if (http != null) Options.hostPort("--http", http);
         else if (httpTls != null || httpUsers != null) throw new UserInputException("--http-tls and --http-users go with --http");
-        if (!Files.isDirectory(watch)) throw new UserInputException("--watch: " + watch + " is not a directory");
+        if (Files.exists(watch) && !Files.isDirectory(watch)) throw new UserInputException("--watch: " + watch + " is not a directory");
         if (host != null && hostFromFileName) throw new UserInputException("give --host or --host-from-file-name, not both");
         AfterPublish after = AfterPublish.parse(afterPublish);
         Long flushTimerMs = flushTimer == null ? null : Math.max(1, Options.positiveDuration("--flush-timer", flushTimer) / 1_000_000);
@@ -106,11 +106,17 @@ final class IngestCommand implements Callable<Integer> {
         long quietMs = Options.positiveDuration("--quiet", quiet) / 1_000_000;
         long pollMs = Options.positiveDuration("--poll", poll) / 1_000_000;
         kafka.validate(true);
+        PrintWriter err = spec.commandLine().getErr();
+        if (!Files.exists(watch)) {
+            // the folder the loggers or generate -o will write to: made here rather than refused, and said
+            Files.createDirectories(watch);
+            err.println("swapstream ingest: created " + watch + ", which did not exist");
+            err.flush();
+        }
         String bootstrap = kafka.connect();
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
             TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin));
         }
-        PrintWriter err = spec.commandLine().getErr();
         Path dir = watch.toAbsolutePath().normalize();
         // one watcher per directory and topic prefix: a restarted one fences the old and goes on from its positions
         String txId = "swapstream-ingest-" + kafka.prefix + Integer.toHexString(dir.toString().hashCode());

@@ -130,8 +130,12 @@ final class Options {
         if (Files.isDirectory(f)) throw new UserInputException(option + ": " + f + " is a directory");
     }
 
-    /** What the expansion could not make consistent, one line on stderr, so a user sees it beside the output. */
-    static void reportExpansion(CommandSpec spec, Path file, ExpansionCounters c) {
+    /**
+     * What the expansion could not make consistent, one line on stderr, so a user sees it beside the output; the
+     * exit status it calls for ({@link Swapstream#EXIT_NO_SWITCHES} for a file without a context switch, else 0).
+     */
+    static int reportExpansion(CommandSpec spec, Path file, ExpansionCounters c) {
+        int status = c.switches == 0 ? Swapstream.EXIT_NO_SWITCHES : 0;
         if (c.switches == 0) {
             spec.commandLine().getErr().println("swapstream: note: " + file + " holds no context switches: it has no CSwitch"
                     + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
@@ -145,6 +149,7 @@ final class Options {
         note(b, c.oldThreadNotLastSwitchedIn, "switches whose old thread was not the thread last switched in on that processor");
         note(b, c.emptyTidTableSlot, "compact packets pointed at an empty TID-table slot");
         if (b.length() > 0) spec.commandLine().getErr().println("swapstream: note: " + file + ": " + b);
+        return status;
     }
 
     private static void note(StringBuilder b, long n, String what) {

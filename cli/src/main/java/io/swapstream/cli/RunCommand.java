@@ -135,9 +135,21 @@ final class RunCommand implements Callable<Integer> {
                         ingested, decoded, secs, switches, switches / secs);
                 List<ThreadStats> stats = new ArrayList<>();
                 Map<String, List<ThreadStats>> windows = finalRows(bootstrap, published, pipeline.aggregate, timeoutMs, windowNanos > 0);
+                int status = outcome.status();
+                boolean incomplete = false;
                 for (BufferPublisher.Published p : published) {
                     List<ThreadStats> rows = windows.getOrDefault(p.session(), List.of());
+                    if (p.error() != null) {
+                        // as stats refuses the file: its processors end at different places in what is left, and times
+                        // past the earliest one's end would count the switches missing from the others (docs/operations.md)
+                        err.println("swapstream: session " + p.session() + " is incomplete: its rows are not printed (its times past"
+                                + " the earliest processor's last buffer would count switches that are missing)");
+                        incomplete = true;
+                        status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
+                        continue;
+                    }
                     if (rows.isEmpty()) {
+                        status = Math.max(status, Swapstream.EXIT_NO_SWITCHES);
                         err.println("swapstream: note: session " + p.session() + " holds no context switches: it has no CSwitch"
                                 + " (0x0524) or compact-batch (0x0525) events; the kernel logger writes them only with the CSWITCH flag");
                     }
@@ -145,12 +157,14 @@ final class RunCommand implements Callable<Integer> {
                 }
                 write(stats, windowNanos > 0);
                 // the per-process tables for people; JSON lines stay one ThreadStats record a line
-                if (rollup != null && format == Format.table) {
+                if (rollup != null && format == Format.table && incomplete) {
+                    err.println("swapstream: the per-process table is not printed: it would merge the incomplete sessions' rows");
+                } else if (rollup != null && format == Format.table) {
                     List<ThreadStats> windowRows = new ArrayList<>();
                     windows.values().forEach(windowRows::addAll);
                     writeProcesses(rollup.processRows(windowRows, t1 + timeoutMs * 1_000_000L));
                 }
-                return outcome.status();
+                return status;
             }
         } finally {
             if (broker != null) broker.close();

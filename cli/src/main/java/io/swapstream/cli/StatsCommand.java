@@ -80,12 +80,13 @@ final class StatsCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<ThreadStats> rows = new ArrayList<>();
         List<WakeEdge> edges = new ArrayList<>();
+        int status = 0;
         for (Path file : files) {
             SessionStatistics stats = new SessionStatistics(windowNanos);
             SessionDecoder d = SessionDecoder.decodeBatches(file, named.getOrDefault(file, Options.host(null, file)), override, stats::accept, null);
             if (group == Group.wakes) edges.addAll(stats.wakeEdges());
             else rows.addAll(windowNanos > 0 ? stats.windowed() : stats.wholeSession());
-            Options.reportExpansion(spec, file, d.counters());
+            status = Math.max(status, Options.reportExpansion(spec, file, d.counters()));
         }
         boolean jsonLines = format == Format.jsonl;
         if (group == Group.wakes) {
@@ -105,7 +106,7 @@ final class StatsCommand implements Callable<Integer> {
             }
         }
         out.flush();
-        return 0;
+        return status;
     }
 
     /** The files named by --host NAME=FILE, or the one file named by --host HOST. */

@@ -29,6 +29,11 @@ public final class Swapstream {
 
     /** Exit status for input the user must fix (bad file, bad option). */
     public static final int EXIT_BAD_INPUT = 2;
+    /**
+     * Exit status when the work was done but a trace held no context switch (its logger ran without the CSWITCH
+     * flag): the output is empty or lacks that file's rows, and a script should not take it for a quiet machine.
+     */
+    public static final int EXIT_NO_SWITCHES = 3;
     /** Exit status for anything else that went wrong (Kafka, a stage, a bug). */
     public static final int EXIT_FAILURE = 1;
 

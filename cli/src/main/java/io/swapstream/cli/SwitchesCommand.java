@@ -53,7 +53,6 @@ final class SwitchesCommand implements Callable<Integer> {
         SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), override, sink, null);
         json.flush();
         out.flush();
-        Options.reportExpansion(spec, file, d.counters());
-        return 0;
+        return Options.reportExpansion(spec, file, d.counters());
     }
 }

@@ -43,7 +43,7 @@ final class TailCommand implements Callable<Integer> {
     @Mixin KafkaOptions kafka;
 
     @Parameters(paramLabel = "TOPIC", description = "a topic, with or without the prefix: raw-buffers, sessions, switch-batches,"
-            + " context-switches, threads, thread-stats, process-stats, host-stats, dead-letters or ingest-positions")
+            + " context-switches, threads, thread-stats, process-stats, host-stats, wake-edges, dead-letters or ingest-positions")
     String topic;
 
     @Option(names = "--from-beginning", description = "every record; without it, the last --last records of each partition")

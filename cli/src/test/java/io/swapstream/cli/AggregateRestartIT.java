@@ -78,7 +78,7 @@ class AggregateRestartIT {
         for (ThreadStats t : whole.wholeSession()) expected.put(session + "/" + t.getThreadId(), t);
         for (ThreadStats t : windowed.windowed()) expected.put(session + "/" + t.getThreadId() + "/" + t.getWindowStartNanos(), t);
         Map<String, io.swapstream.schemas.avro.WakeEdge> edges = new HashMap<>();
-        for (var e : windowed.wakeEdges()) edges.put(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e);
+        for (var e : windowed.wakeEdges()) edges.put(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos() + "/" + session, e);
         assertTrue(batches.size() >= 16, batches.size() + " batches");
         byte[] end = PipelineIT.SESSIONS.serialize("t", AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
                 .setSwitchCount(copies.stream().mapToLong(SwitchBatch::count).sum()).setThreadRecords(threads.size()).build());

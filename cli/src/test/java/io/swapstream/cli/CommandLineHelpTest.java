@@ -53,6 +53,17 @@ class CommandLineHelpTest {
                     if (!other.equals(own)) assertFalse(http.contains(other), sub + " --help names another stage's address: " + http);
                 }
             }
+            // tail names every topic it takes
+            if (sub.equals("tail")) {
+                String described = usage.replaceAll("\\s+", " ");
+                for (String topic : TailCommand.TOPICS) {
+                    assertTrue(described.contains(" " + topic + ",") || described.contains(" " + topic + " "), "tail --help names " + topic + ":\n" + usage);
+                }
+            }
+            // an option's label is never split over two lines of the synopsis ("-o=FILE." then "etl")
+            for (String line : usage.lines().toList()) {
+                assertFalse(line.matches(".*=[A-Z]+\\.$"), sub + " --help breaks a label: " + line);
+            }
             for (var p : cl.getCommandSpec().positionalParameters()) {
                 assertFalse(String.join(" ", p.description()).isBlank(), sub + " " + p.paramLabel() + " has no description");
             }

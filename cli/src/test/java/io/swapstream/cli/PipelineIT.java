@@ -165,7 +165,7 @@ class PipelineIT {
                     for (ConsumerRecord<String, byte[]> r : rs) {
                         io.swapstream.schemas.avro.WakeEdge w = WAKE_EDGES.deserialize("t", r.value());
                         if (!w.getSession().toString().equals(e.getKey())) continue;
-                        assertEquals(w.getWakerProcess() + "/" + w.getWokenProcess() + "/" + w.getWindowStartNanos(), r.key());
+                        assertEquals(w.getWakerProcess() + "/" + w.getWokenProcess() + "/" + w.getWindowStartNanos() + "/" + w.getSession(), r.key());
                         w.setWaitSketch(null);
                         w.setReadySketch(null);
                         topic.add(io.swapstream.schemas.json.RecordJson.toJson(w));

@@ -131,6 +131,9 @@ class PrometheusIT {
             // what the roll-up rows say, once every session has ended and its windows are out
             long readyTimes = exactReady.values().stream().mapToLong(v -> v.length).sum();
             Map<String, long[]> rows = awaitRowsCounted(kafka, prefix, api, readyTimes);
+            // each series is 0 on its first scrape: increase() counts every window, each host's and process's first too
+            double increase = value(api, "sum(increase(swapstream_process_ready_seconds_count[10m]))");
+            assertTrue(increase >= readyTimes * 0.999, "increase() counted " + increase + " of " + readyTimes + " ready times");
             for (Map.Entry<String, long[]> e : rows.entrySet()) {
                 String selector = "{process=\"" + e.getKey() + "\"}";
                 assertEquals(e.getValue()[0], value(api, "swapstream_process_ready_seconds_count" + selector), 0, e.getKey());
@@ -241,7 +244,7 @@ class PrometheusIT {
             long count = 0;
             for (ConsumerRecord<String, byte[]> rec : records) {
                 ProcessStats p = serde.deserialize("t", rec.value());
-                String name = p.getProcessName() == null ? "_unknown" : p.getProcessName();
+                String name = p.getProcessName() == null ? "(unknown)" : p.getProcessName();
                 long[] t = totals.computeIfAbsent(name, n -> new long[2]);
                 if (p.getRevision() == 0) {
                     t[0] += p.getReadyCount();
@@ -260,7 +263,7 @@ class PrometheusIT {
         throw new AssertionError("the roll-up rows never held the traces' " + readyTimes + " ready times, counted by Prometheus: " + totals.keySet());
     }
 
-    /** Every ready time of the traces, by the process name of the thread readied ("_unknown" for none). */
+    /** Every ready time of the traces, by the process name of the thread readied ("(unknown)" for none). */
     static Map<String, long[]> exactReadyTimesByProcess(List<Path> traces) throws Exception {
         Map<String, List<Long>> bySessionThread = new HashMap<>();
         Map<String, String> processOf = new HashMap<>();
@@ -278,7 +281,7 @@ class PrometheusIT {
             }, null);
         }
         Map<String, List<Long>> byProcess = new HashMap<>();
-        bySessionThread.forEach((thread, times) -> byProcess.computeIfAbsent(processOf.getOrDefault(thread, "_unknown"), k -> new ArrayList<>())
+        bySessionThread.forEach((thread, times) -> byProcess.computeIfAbsent(processOf.getOrDefault(thread, "(unknown)"), k -> new ArrayList<>())
                 .addAll(times));
         Map<String, long[]> out = new TreeMap<>();
         byProcess.forEach((p, times) -> out.put(p, times.stream().mapToLong(Long::longValue).toArray()));

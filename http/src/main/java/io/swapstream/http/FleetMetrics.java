@@ -24,12 +24,15 @@ import java.util.TreeMap;
  * this instance started (a restart is a counter reset); each row counts once: a window's row at revision 0
  * whole, a later revision only for what it {@code added}. The processes (hosts) with the most ready time
  * lately have series of their own, at most a set number ({@link TopNames}); the rest add up under
- * {@value #OTHER}.
+ * {@value #OTHER}. A series is exposed at zero the first time it is collected, whatever it has counted: a
+ * scrape sees 0 and then the value, so {@code rate()} and {@code increase()} count a new host's or process's
+ * first window (a series that appears at its full value has no earlier sample to increase from).
  */
 public final class FleetMetrics implements MultiCollector {
     public static final String OTHER = "_other";
-    /** The process label of threads whose process the trace did not name. */
-    public static final String UNKNOWN_PROCESS = "_unknown";
+    /** The process label of threads whose process the trace did not name: the one name the API, pages and tables give them. */
+    public static final String UNKNOWN_PROCESS = io.swapstream.aggregate.WakeEdges.UNKNOWN_NAME;
+    private static final LatencyHistogram EMPTY = new LatencyHistogram();
 
     /** The other dimension's members with series of their own under a name: hosts of a process, processes of a host. */
     static final int PARTNERS = 5;
@@ -51,6 +54,10 @@ public final class FleetMetrics implements MultiCollector {
         final TopNames partnerRank = new TopNames(PARTNERS);
         final Map<String, long[]> partners = new HashMap<>();
         final long[] otherPartners = new long[1];
+        /** Collected before: its values are exposed; else zero, once. Likewise for each partner's series and the rest's. */
+        boolean shown;
+        final java.util.Set<String> partnersShown = new java.util.HashSet<>();
+        boolean otherPartnersShown;
 
         void add(Contribution c, long windowStart) {
             ready.add(c.readySketch, c.readySumNanos);
@@ -61,7 +68,10 @@ public final class FleetMetrics implements MultiCollector {
             c.top.forEach((partner, nanos) -> {
                 String name = partner.isEmpty() ? UNKNOWN_PROCESS : partner;
                 TopNames.Admission a = partnerRank.note(name, nanos, windowStart);
-                if (a.displaced() != null) partners.remove(a.displaced());
+                if (a.displaced() != null) {
+                    partners.remove(a.displaced());
+                    partnersShown.remove(a.displaced());
+                }
                 (a.admitted() ? partners.computeIfAbsent(name, n -> new long[1]) : otherPartners)[0] += nanos;
             });
         }
@@ -140,7 +150,7 @@ public final class FleetMetrics implements MultiCollector {
     public synchronized MetricSnapshots collect() {
         List<Map.Entry<Labels, Series>> p = processes.all();
         List<Map.Entry<Labels, Series>> h = hosts.all();
-        return MetricSnapshots.of(
+        MetricSnapshots out = MetricSnapshots.of(
                 histogram("swapstream_process_ready_seconds", "ready time of the fleet's threads per process name: from being made ready"
                         + " to running (closed roll-up windows)", p, true),
                 histogram("swapstream_process_wait_seconds", "wait time of the fleet's threads per process name: from switching out to"
@@ -154,6 +164,15 @@ public final class FleetMetrics implements MultiCollector {
                         + " among the five with the most in a window (a window's first row)", p, "host"),
                 partners("swapstream_host_process_ready_seconds", "ready time of a process's threads on a host, while the process was"
                         + " among the host's five with the most in a window (a window's first row)", h, "process"));
+        for (List<Map.Entry<Labels, Series>> series : List.of(p, h)) {
+            for (Map.Entry<Labels, Series> e : series) {
+                Series s = e.getValue();
+                s.shown = true;
+                s.partnersShown.addAll(s.partners.keySet());
+                if (s.otherPartners[0] > 0) s.otherPartnersShown = true;
+            }
+        }
+        return out;
     }
 
     private static CounterSnapshot partners(String name, String help, List<Map.Entry<Labels, Series>> series, String partnerLabel) {
@@ -161,9 +180,10 @@ public final class FleetMetrics implements MultiCollector {
         for (Map.Entry<Labels, Series> e : series) {
             Series s = e.getValue();
             new TreeMap<>(s.partners).forEach((partner, nanos) -> b.dataPoint(CounterDataPointSnapshot.builder()
-                    .labels(e.getKey().add(partnerLabel, partner)).value(nanos[0] / 1e9).build()));
+                    .labels(e.getKey().add(partnerLabel, partner)).value(s.shown && s.partnersShown.contains(partner) ? nanos[0] / 1e9 : 0).build()));
             if (s.otherPartners[0] > 0) {
-                b.dataPoint(CounterDataPointSnapshot.builder().labels(e.getKey().add(partnerLabel, OTHER)).value(s.otherPartners[0] / 1e9).build());
+                b.dataPoint(CounterDataPointSnapshot.builder().labels(e.getKey().add(partnerLabel, OTHER))
+                        .value(s.shown && s.otherPartnersShown ? s.otherPartners[0] / 1e9 : 0).build());
             }
         }
         return b.build();
@@ -171,7 +191,9 @@ public final class FleetMetrics implements MultiCollector {
 
     private static HistogramSnapshot histogram(String name, String help, List<Map.Entry<Labels, Series>> series, boolean ready) {
         HistogramSnapshot.Builder b = HistogramSnapshot.builder().name(name).help(help).unit(Unit.SECONDS);
-        for (Map.Entry<Labels, Series> e : series) b.dataPoint((ready ? e.getValue().ready : e.getValue().wait).snapshot(e.getKey()));
+        for (Map.Entry<Labels, Series> e : series) {
+            b.dataPoint((!e.getValue().shown ? EMPTY : ready ? e.getValue().ready : e.getValue().wait).snapshot(e.getKey()));
+        }
         return b.build();
     }
 
@@ -180,7 +202,7 @@ public final class FleetMetrics implements MultiCollector {
         CounterSnapshot.Builder b = CounterSnapshot.builder().name(name).help(help);
         if (seconds) b.unit(Unit.SECONDS);
         for (Map.Entry<Labels, Series> e : series) {
-            b.dataPoint(CounterDataPointSnapshot.builder().labels(e.getKey()).value(value.applyAsDouble(e.getValue())).build());
+            b.dataPoint(CounterDataPointSnapshot.builder().labels(e.getKey()).value(e.getValue().shown ? value.applyAsDouble(e.getValue()) : 0).build());
         }
         return b.build();
     }

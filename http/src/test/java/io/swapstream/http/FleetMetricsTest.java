@@ -84,6 +84,7 @@ class FleetMetricsTest {
         for (int i = 0; i < times.length; i++) times[i] = (long) Math.pow(10, 3 + random.nextDouble() * 7); // 1 µs to 10 s
         FleetMetrics m = new FleetMetrics(10, 10);
         m.take(processRow("a.exe", 0, times, null));
+        m.collect(); // a new series' first collection is zero
         var point = ((io.prometheus.metrics.model.snapshots.HistogramSnapshot) m.collect().stream()
                 .filter(x -> x.getMetadata().getName().equals("swapstream_process_ready_seconds")).findFirst().orElseThrow())
                 .getDataPoints().get(0);
@@ -132,6 +133,32 @@ class FleetMetricsTest {
         assertEquals(1, value(text, "swapstream_process_ready_seconds_count{process=\"_other\"}"), "b's first row stays where it was counted");
     }
 
+    /**
+     * A new host's or process's series is 0 on the first scrape and its value on the next: rate() and increase() see
+     * its first window, where a series appearing at its full value had nothing earlier to increase from.
+     */
+    @Test
+    void aNewSeriesIsZeroOnItsFirstScrapeSoItsFirstWindowCounts() {
+        FleetMetrics m = new FleetMetrics(10, 10);
+        ProcessStats row = processRow("a.exe", 0, new long[] {1_000_000, 2_000_000}, null);
+        row.setTopHosts(java.util.Map.of("web01", 3_000_000L));
+        m.take(row);
+        String first = firstScrape(m);
+        assertEquals(0, value(first, "swapstream_process_ready_seconds_count{process=\"a.exe\"}"));
+        assertEquals(0, value(first, "swapstream_process_ready_seconds_bucket{process=\"a.exe\",le=\"+Inf\"}"));
+        assertEquals(0, value(first, "swapstream_process_switches_total{process=\"a.exe\"}"));
+        assertEquals(0, value(first, "swapstream_process_host_ready_seconds_total{host=\"web01\",process=\"a.exe\"}"));
+        String second = firstScrape(m);
+        assertEquals(2, value(second, "swapstream_process_ready_seconds_count{process=\"a.exe\"}"));
+        assertEquals(7, value(second, "swapstream_process_switches_total{process=\"a.exe\"}"));
+        assertEquals(0.003, value(second, "swapstream_process_host_ready_seconds_total{host=\"web01\",process=\"a.exe\"}"), 1e-12);
+        // a process without a name: one name everywhere, the page's and the tables'
+        ProcessStats unnamed = processRow("x", 0, new long[] {5_000}, null);
+        unnamed.setProcessName(null);
+        m.take(unnamed);
+        assertEquals(1, value(scrape(m), "swapstream_process_ready_seconds_count{process=\"(unknown)\"}"));
+    }
+
     @Test
     void hostsHaveReadyTimeRunTimeAndSwitches() {
         FleetMetrics m = new FleetMetrics(10, 10);
@@ -150,7 +177,13 @@ class FleetMetricsTest {
         assertEquals(5, value(text, "swapstream_host_switches_total{host=\"web01\"}"));
     }
 
+    /** What Prometheus sees on a scrape after the first, which shows every new series at zero. */
     private static String scrape(FleetMetrics m) {
+        m.collect();
+        return firstScrape(m);
+    }
+
+    private static String firstScrape(FleetMetrics m) {
         PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         r.getPrometheusRegistry().register(m);
         return r.scrape();

@@ -41,8 +41,8 @@ public final class TopicSetup {
         t.put(SwapstreamConfig.THREAD_STATS, perSession);
         t.put(SwapstreamConfig.PROCESS_STATS, perSession);
         t.put(SwapstreamConfig.HOST_STATS, perSession);
-        // a record per host, session and window under each edge's key: not compacted (a later host's would replace an earlier's)
-        t.put(SwapstreamConfig.WAKE_EDGES, Map.of());
+        // a key per edge, window and session: a session processed again replaces its records
+        t.put(SwapstreamConfig.WAKE_EDGES, perSession);
         t.put(SwapstreamConfig.DEAD_LETTERS, Map.of("max.message.bytes", big));
         t.put(SwapstreamConfig.INGEST_POSITIONS, Map.of("cleanup.policy", "compact"));
         return t;

@@ -15,7 +15,8 @@ class TopicSetupTest {
     @Test
     void topicsKeyedBySessionEndWithTheBrokersRetention() {
         Map<String, Map<String, String>> t = TopicSetup.topics();
-        for (String perSession : new String[] {SwapstreamConfig.SESSIONS, SwapstreamConfig.THREADS, SwapstreamConfig.THREAD_STATS}) {
+        for (String perSession : new String[] {SwapstreamConfig.SESSIONS, SwapstreamConfig.THREADS, SwapstreamConfig.THREAD_STATS,
+                SwapstreamConfig.WAKE_EDGES}) {
             assertEquals("compact,delete", t.get(perSession).get("cleanup.policy"), perSession);
         }
         assertEquals("compact", t.get(SwapstreamConfig.INGEST_POSITIONS).get("cleanup.policy"));

@@ -63,8 +63,6 @@ final class AccumulatorPages {
     private final IntOpenHashSet windowStored = new IntOpenHashSet();
     /** Thread records taken since the last write: written with the accumulators, the latest per thread. */
     private final IntOpenHashSet labelsToWrite = new IntOpenHashSet();
-    /** Threads whose label is in the store. */
-    private final IntOpenHashSet labelsStored = new IntOpenHashSet();
     /** Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out from the store. */
     private final IntOpenHashSet rowDueInStore = new IntOpenHashSet();
 
@@ -198,12 +196,7 @@ final class AccumulatorPages {
             stores.accumulators().put(s.key, s.encode());
             if (s.start != SessionStatistics.WHOLE) windowStored.add(s.tid);
         }
-        for (IntIterator it = labelsToWrite.iterator(); it.hasNext(); ) {
-            int tid = it.nextInt();
-            stores.labels().put(labelKey(tid), labelled.get(tid));
-            labelsStored.add(tid);
-        }
-        labelsToWrite.clear();
+        writeLabels();
         // a slot changed since the previous write is one whose thread ran
         if (whole.values().removeIf(s -> {
             if (keepRunning && (s.unwritten() || s.rowDue || window.containsKey(s.tid))) return false;
@@ -248,7 +241,8 @@ final class AccumulatorPages {
 
     /**
      * The session has ended (its last window closed): gives {@code each} every thread's whole-session
-     * accumulator, and deletes every key and label the session has in the stores.
+     * accumulator, and deletes every key the session has in the accumulators store. Its labels are written and
+     * kept: the query API names each row's readiers by them until the session's retention has passed.
      */
     void takeAll(Each each) {
         for (int i = 0; i < closedWindowThreads.size(); i++) {
@@ -278,16 +272,16 @@ final class AccumulatorPages {
             // keys never written need no delete (a tombstone each in the changelog)
             if (stored.contains(tid)) StateStores.remove(stores.accumulators(), wholeKeys + tid);
         }
-        // every label written, threads without a row too; after a restart, whatever the store holds
-        if (paging == Paging.RESTORED) {
-            List<String> keys = new ArrayList<>();
-            try (KeyValueIterator<String, ThreadInfo> it = stores.labels().prefixScan(session + "/", new StringSerializer())) {
-                it.forEachRemaining(kv -> keys.add(kv.key));
-            }
-            keys.forEach(k -> StateStores.remove(stores.labels(), k));
-        } else {
-            for (IntIterator it = labelsStored.iterator(); it.hasNext(); ) StateStores.remove(stores.labels(), labelKey(it.nextInt()));
+        // the labels stay until the session leaves the stores (its retention): queries name each row's readiers by them
+        writeLabels();
+    }
+
+    private void writeLabels() {
+        for (IntIterator it = labelsToWrite.iterator(); it.hasNext(); ) {
+            int tid = it.nextInt();
+            stores.labels().put(labelKey(tid), labelled.get(tid));
         }
+        labelsToWrite.clear();
     }
 
     private String labelKey(int tid) {

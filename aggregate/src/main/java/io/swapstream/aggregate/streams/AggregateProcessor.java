@@ -19,6 +19,7 @@ import java.util.Map;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -217,6 +218,15 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         context.commit();
     }
 
+    /** The session's thread labels, kept after its end for the query API's readier names. */
+    private void forgetLabels(String session) {
+        List<String> keys = new ArrayList<>();
+        try (KeyValueIterator<String, io.swapstream.schemas.avro.ThreadInfo> it = stores.labels().prefixScan(session + "/", new StringSerializer())) {
+            it.forEachRemaining(kv -> keys.add(kv.key));
+        }
+        keys.forEach(k -> StateStores.remove(stores.labels(), k));
+    }
+
     /** Ended sessions whose retention has passed leave the stores (the topic keeps their rows for the broker's retention). */
     private void forgetEnded(long now) {
         List<String> expired = new ArrayList<>();
@@ -231,6 +241,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         }
         for (String session : expired) {
             int n = rows.forget(session);
+            forgetLabels(session);
             StateStores.remove(sessionRecords, session);
             StateStores.remove(stores.progress(), session);
             metrics.sessionsForgotten.record();

@@ -59,12 +59,21 @@ final class RowEmitter {
         indexes.close(task, index);
     }
 
-    /** A closed window's wake edges, keyed {@code wakerProcess/wokenProcess/windowStart}. */
+    /**
+     * A closed window's wake edges, keyed {@code wakerProcess/wokenProcess/windowStart/session}: one key per session's
+     * record, so a session processed again (a second run, a reset) replaces its records on the compacted topic rather
+     * than adding to them; the edge's records of every host still share a partition (the partitioner takes the key up
+     * to its first '/').
+     */
     void emitEdges(OpenSession o, List<WakeEdge> edges) {
         for (WakeEdge e : edges) {
             metrics.wakeEdgesOut.record();
-            context.forward(new Record<>(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e, o.timestamp));
+            context.forward(new Record<>(edgeKey(e), e, o.timestamp));
         }
+    }
+
+    static String edgeKey(WakeEdge e) {
+        return e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos() + "/" + e.getSession();
     }
 
     /** One row: a window's ({@code windowStart} given) or the whole session's (null: first to last switch). */

@@ -137,14 +137,28 @@ class AggregateTopologyTest {
             Map<String, io.swapstream.schemas.avro.WakeEdge> edges = new HashMap<>();
             for (var r : edgesOut.readRecordsToList()) assertEquals(null, edges.put(r.key(), r.value()), "each edge once: " + r.key());
             Map<String, io.swapstream.schemas.avro.WakeEdge> offlineEdges = new HashMap<>();
-            for (var e : offline.wakeEdges()) offlineEdges.put(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e);
+            for (var e : offline.wakeEdges()) offlineEdges.put(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos() + "/" + session, e);
             assertTrue(offlineEdges.size() > 20, offlineEdges.size() + " edges");
             assertEquals(offlineEdges, edges);
             assertEquals(offlineWhole.wholeSession().size() + kept, latest.size());
             assertEquals(switches, AggregateTopology.finishedSwitches((byte[]) driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).get(session)));
             assertFalse(driver.getKeyValueStore(AggregateTopology.ACCUMULATORS_STORE).all().hasNext(), "no accumulator is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.REDO_STORE).all().hasNext(), "no redo entry is left");
-            assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");
+            // the labels stay for the query API, which names each row's readiers by them (until the session's retention)
+            var labels = driver.<String, io.swapstream.schemas.avro.ThreadInfo>getKeyValueStore(AggregateTopology.THREADS_STORE);
+            Map<Integer, String> named = new HashMap<>();
+            for (ThreadInfo t : threads) if (t.processName() != null) named.put(t.threadId(), t.processName());
+            int readiers = 0;
+            for (ThreadStats t : rows.values()) {
+                for (CharSequence readier : t.getTopReadiers().keySet()) {
+                    String name = named.get(Integer.parseInt(readier.toString()));
+                    if (name == null) continue;
+                    var label = labels.get(session + "/" + readier);
+                    assertTrue(label != null && name.equals(String.valueOf(label.getProcessName())), "readier " + readier + " named after the end");
+                    readiers++;
+                }
+            }
+            assertTrue(readiers > 0, "rows with named readiers");
         }
     }
 
@@ -226,8 +240,40 @@ class AggregateTopologyTest {
             assertFalse(known(driver, second));
             assertFalse(driver.getKeyValueStore(AggregateTopology.STATS_STORE).all().hasNext(), "no row is left");
             assertFalse(driver.getKeyValueStore(AggregateTopology.SESSIONS_STORE).all().hasNext(), "no progress is left");
+            assertFalse(driver.getKeyValueStore(AggregateTopology.THREADS_STORE).all().hasNext(), "no label is left");
             assertEquals(2.0, taskMetric(driver, StageSensors.SESSIONS_FORGOTTEN + "-total"), "counted in the task's own metric");
         }
+    }
+
+    /**
+     * Two hosts with the same switches, and one of them processed again by another application (a second run on
+     * the topics, a reset): a reader taking the latest record of each key of etw.wake-edges, as readers are told,
+     * and merging an edge's keys gets each host's edges once, twice the one host's: reprocessing adds nothing.
+     */
+    @Test
+    void wakeEdgesTakenLatestPerKeyCountEachSessionOnceWhenASessionIsProcessedAgain() throws Exception {
+        Path f = dir.resolve("w.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
+        long window = 100_000_000L;
+        Map<String, io.swapstream.schemas.avro.WakeEdge> latest = new HashMap<>();
+        for (List<String> hosts : List.of(List.of("h1", "h2"), List.of("h1"))) {
+            try (TopologyTestDriver driver = driver("state-edges-" + hosts.size(), Map.of(), window, 60_000)) {
+                var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+                var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+                var edgesOut = driver.createOutputTopic("etw.wake-edges", new StringDeserializer(),
+                        new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.WakeEdge.class));
+                for (String host : hosts) feed(f, host, batchesIn, sessionsIn);
+                for (var r : edgesOut.readRecordsToList()) latest.put(r.key(), r.value());
+            }
+        }
+        SessionStatistics offline = new SessionStatistics(window);
+        SessionDecoder.decodeBatches(f, "h1", null, offline::accept, null);
+        Map<String, Long> expected = new HashMap<>();
+        for (var e : offline.wakeEdges()) expected.merge(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), 2 * e.getWakeCount(), Long::sum);
+        Map<String, Long> merged = new HashMap<>();
+        for (var e : latest.values()) merged.merge(e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos(), e.getWakeCount(), Long::sum);
+        assertTrue(expected.size() > 10, expected.size() + " edges");
+        assertEquals(expected, merged);
     }
 
     /**

@@ -235,8 +235,9 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
         if (!window.revisionDue()) windows.put(windowKey(start), new WindowState(window.end(), true, true).encode());
         revising.put(start, now);
         if (lateLogged.add(start)) {
-            LOG.info("{} window {}: rows of host {} came after it closed: merged, and its rows go out again revised",
-                    kind.name().toLowerCase(), start, row.getHost());
+            // warn, the level the commands show for the stages (docs/operations.md: logged once per window)
+            LOG.warn("{} window {} ({}): rows of host {} came after it closed: merged, and its rows go out again revised",
+                    kind.name().toLowerCase(), start, java.time.Instant.ofEpochSecond(0, start), row.getHost());
         }
     }
 
@@ -374,6 +375,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
             StateStores.remove(windows, k);
             for (KeyValue<String, byte[]> kv : groupsOf(Long.parseLong(k))) StateStores.remove(groups, kv.key);
             revising.remove(Long.parseLong(k));
+            lateLogged.remove(Long.parseLong(k));
         }
         // hosts silent for the retention are gone
         List<String> gone = new ArrayList<>();
