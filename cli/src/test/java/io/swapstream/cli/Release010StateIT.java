@@ -54,9 +54,21 @@ class Release010StateIT {
         Map<String, HostStats> expectedHosts = new TreeMap<>();
         for (HostStats h : hosts.hostRows()) expectedHosts.put(h.getHost() + "/" + h.getWindowStartNanos(), h);
 
-        // the records are from the day the fixture was made: the broker's time-based retention would delete them
-        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(broker, EmbeddedKafkaBroker.freePort(), true,
-                Map.of("log.retention.ms", "-1"))) {
+        // the records are from the day the fixture was made: the broker's time-based retention would delete them; the
+        // controller's port is the one free when it was made, so this run takes a free one of its own
+        int port = EmbeddedKafkaBroker.freePort();
+        int controller = EmbeddedKafkaBroker.freePort();
+        Map<String, String> settings = Map.of("log.retention.ms", "-1",
+                "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controller,
+                "controller.quorum.bootstrap.servers", "127.0.0.1:" + controller);
+        // a broker that cannot start calls Kafka's Exit, which would end this test's JVM and every test in it
+        org.apache.kafka.common.utils.Exit.setExitProcedure((code, message) -> {
+            throw new IllegalStateException("the broker stopped (" + code + "): " + message);
+        });
+        org.apache.kafka.common.utils.Exit.setHaltProcedure((code, message) -> {
+            throw new IllegalStateException("the broker halted (" + code + "): " + message);
+        });
+        try (EmbeddedKafkaBroker kafka = EmbeddedKafkaBroker.start(broker, port, true, settings)) {
             KafkaBroker.Bootstrap k = new KafkaBroker.Bootstrap(kafka.bootstrapServers(), "the broker data release 0.1.0 left");
             LiveSessionIT live = new LiveSessionIT();
             live.dir = dir;
@@ -92,6 +104,9 @@ class Release010StateIT {
                 expectedHosts.forEach((key, v) -> assertEquals(RotationSoakIT.withoutSketches(v),
                         HostStats.newBuilder(RotationSoakIT.withoutSketches(rolled.get(key))).setRevision(0).setAdded(null).build(), key));
             }
+        } finally {
+            org.apache.kafka.common.utils.Exit.resetExitProcedure();
+            org.apache.kafka.common.utils.Exit.resetHaltProcedure();
         }
     }
 
