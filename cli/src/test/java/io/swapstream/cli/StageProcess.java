@@ -30,12 +30,21 @@ final class StageProcess implements AutoCloseable {
 
     /** As {@link #start(Path, String...)}, with options for the JVM ({@code -Dname=value}, say). */
     static StageProcess start(Path log, List<String> jvm, String... args) throws IOException {
+        return start(log, System.getProperty("java.class.path"), jvm, args);
+    }
+
+    /** {@code swapstream args...} of another build: {@code jar}, an earlier release's swapstream.jar, say. */
+    static StageProcess startJar(Path jar, Path log, String... args) throws IOException {
+        return start(log, jar.toString(), List.of(), args);
+    }
+
+    private static StageProcess start(Path log, String classPath, List<String> jvm, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx384m");
         cmd.addAll(jvm);
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add(Swapstream.class.getName());
         cmd.addAll(List.of(args));
         Files.writeString(log, "$ swapstream " + String.join(" ", args) + "\n", java.nio.file.StandardOpenOption.CREATE,
