@@ -91,6 +91,8 @@ public final class Swapstream {
         // a registry's refusal may come wrapped by Kafka Streams (a serializer's first record of a topic)
         for (Throwable c = e; c != null && c.getCause() != c; c = c.getCause()) {
             if (c instanceof io.swapstream.schemas.serde.SchemaRegistryException) return c.getMessage();
+            // state of a release this build does not read (an ingester's position, say): what it is and what to do
+            if (c instanceof io.swapstream.schemas.state.StateFormat.IncompatibleStateException) return c.getMessage();
         }
         if (e instanceof UserInputException || e instanceof ServiceException || e instanceof EtlFormatException) return e.getMessage();
         if (e instanceof NoSuchFileException n) return n.getFile() + ": no such file";

@@ -1,11 +1,11 @@
 package io.swapstream.schemas.state;
 
 /**
- * One format of state-store values (and of the ingester's positions), and the one version rule they all
- * follow: a value starts with its format's version, and a build reads only the version it writes. State is
- * rebuilt from the topics, never carried across a change of its format: a value of another version is
- * refused with one line naming the format, both versions and what to do. (Records on the topics are the
- * other way round: every earlier schema stays readable, as the topic contract says.)
+ * One format of state-store values (and of the ingester's positions): a value starts with its format's
+ * version. A release reads what the release before it wrote (docs/architecture.md, "Releases and stored
+ * state"): a format gains fields after all of the previous release's, which that release reads past, and
+ * keeps its version; a value of a version this build does not know is refused with one line naming the
+ * format, the versions and what to do.
  */
 public record StateFormat(String name, int version) {
     public StateFormat {
@@ -52,8 +52,9 @@ public record StateFormat(String name, int version) {
     public static final class IncompatibleStateException extends IllegalStateException {
         IncompatibleStateException(StateFormat format, int found) {
             super(format.name() + " state is version " + found + ", and this build reads version " + format.version()
-                    + " only: let the open sessions end before changing the build, or reset the stage's application"
-                    + " (kafka-streams-application-reset) and publish its input again");
+                    + " only, as releases from 0.1.0 on write it: version " + found + " is of a release this build does not know."
+                    + " Run that release until the open sessions end, or reset the stage's application"
+                    + " (kafka-streams-application-reset) and publish its input again (docs/upgrading.md)");
         }
     }
 }
