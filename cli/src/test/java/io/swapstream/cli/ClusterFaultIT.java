@@ -170,8 +170,13 @@ class ClusterFaultIT {
 
     /** Seconds from {@code t0} until the stage's /health answers 200. */
     double awaitHealth(StageProcess stage, long t0) throws Exception {
+        return awaitHealth(http, stage, t0);
+    }
+
+    /** Seconds from {@code t0} until {@code stage} answers /health 200 (restoring its state first: a bound of 5 minutes, not a timing). */
+    static double awaitHealth(HttpClient http, StageProcess stage, long t0) throws Exception {
         URI uri = URI.create("http://" + stage.http() + "/health");
-        long deadline = t0 + Duration.ofSeconds(120).toNanos();
+        long deadline = t0 + Duration.ofMinutes(5).toNanos();
         while (true) {
             try {
                 if (http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding())
@@ -181,7 +186,7 @@ class ClusterFaultIT {
             } catch (java.io.IOException e) {
                 // not listening yet
             }
-            if (System.nanoTime() > deadline) throw new AssertionError("no /health 200 from " + uri + " in 120 s");
+            if (System.nanoTime() > deadline) throw new AssertionError("no /health 200 from " + uri + " within 5 minutes");
             Thread.sleep(100);
         }
     }

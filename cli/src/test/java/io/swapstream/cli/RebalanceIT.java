@@ -31,14 +31,7 @@ class RebalanceIT {
         live.moreClientConfig.add("acceptable.recovery.lag=1000000000");
         Path whole = live.trace(200_000);
         // two hosts whose sessions fall on different partitions of the two: whichever task moves, a session moves
-        String[] hosts = {"rebalance-a", null};
-        String first = BufferPublisher.sessionOf(whole, hosts[0]);
-        for (int i = 0; hosts[1] == null; i++) {
-            String candidate = "rebalance-b" + i;
-            if (SessionPartitioner.partition(BufferPublisher.sessionOf(whole, candidate), 2) != SessionPartitioner.partition(first, 2)) {
-                hosts[1] = candidate;
-            }
-        }
+        String[] hosts = hostsOnBothPartitions(whole, "rebalance");
         Map<String, ThreadStats> expected = new HashMap<>();
         for (String host : hosts) expected.putAll(LiveSessionIT.offline(whole, host));
         Path watched = Files.createDirectories(dir.resolve("traces"));
@@ -90,6 +83,19 @@ class RebalanceIT {
             if (decode2 != null) decode2.close();
             if (aggregate2 != null) aggregate2.close();
         }
+    }
+
+    /** Two host names, {@code name-a} and {@code name-bN}, whose sessions of {@code trace} fall on the two different partitions of two. */
+    static String[] hostsOnBothPartitions(Path trace, String name) throws Exception {
+        String[] hosts = {name + "-a", null};
+        String first = BufferPublisher.sessionOf(trace, hosts[0]);
+        for (int i = 0; hosts[1] == null; i++) {
+            String candidate = name + "-b" + i;
+            if (SessionPartitioner.partition(BufferPublisher.sessionOf(trace, candidate), 2) != SessionPartitioner.partition(first, 2)) {
+                hosts[1] = candidate;
+            }
+        }
+        return hosts;
     }
 
     /** Waits until the stage's metric {@code name} is above 0. */

@@ -3,8 +3,6 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.FleetRollup;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.HostStats;
@@ -16,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,10 +46,7 @@ class Release010StateIT {
         expected.forEach((k, v) -> {
             if (k.split("/").length == 3) windowRows.add(v);
         });
-        FleetRollup hosts = new FleetRollup(FleetGroup.Kind.HOST);
-        hosts.addAll(windowRows);
-        Map<String, HostStats> expectedHosts = new TreeMap<>();
-        for (HostStats h : hosts.hostRows()) expectedHosts.put(h.getHost() + "/" + h.getWindowStartNanos(), h);
+        Map<String, HostStats> expectedHosts = RotationSoakIT.hostRows(windowRows);
 
         // the records are from the day the fixture was made: the broker's time-based retention would delete them; the
         // controller's port is the one free when it was made, so this run takes a free one of its own

@@ -3,12 +3,8 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.swapstream.ingest.BufferPublisher;
-import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.avro.ThreadStats;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,14 +49,7 @@ class RollingUpgradeIT {
         live = new LiveSessionIT();
         live.dir = dir;
         Path whole = live.trace(200_000);
-        String[] hosts = {"upgrade-a", null};
-        String first = BufferPublisher.sessionOf(whole, hosts[0]);
-        for (int i = 0; hosts[1] == null; i++) {
-            String candidate = "upgrade-b" + i;
-            if (SessionPartitioner.partition(BufferPublisher.sessionOf(whole, candidate), 2) != SessionPartitioner.partition(first, 2)) {
-                hosts[1] = candidate;
-            }
-        }
+        String[] hosts = RebalanceIT.hostsOnBothPartitions(whole, "upgrade");
         Map<String, ThreadStats> expected = new HashMap<>();
         for (String host : hosts) expected.putAll(LiveSessionIT.offline(whole, host));
         Path watched = Files.createDirectories(dir.resolve("traces"));
@@ -129,7 +118,7 @@ class RollingUpgradeIT {
         long t0 = System.nanoTime();
         running.remove(name).close();
         start(name, false);
-        if (!name.equals("ingest")) takeOver.put(name, awaitHealth(running.get(name), t0));
+        if (!name.equals("ingest")) takeOver.put(name, ClusterFaultIT.awaitHealth(http, running.get(name), t0));
     }
 
     private void start(String name, boolean ofRelease010) throws Exception {
@@ -148,23 +137,6 @@ class RollingUpgradeIT {
         Path log = dir.resolve(name + ".log");
         StageProcess p = ofRelease010 ? StageProcess.startJar(release010, log, full) : StageProcess.start(log, full);
         running.put(name, p.awaitLog(stage.equals("ingest") ? "ingest: watching" : stage + ": running", Duration.ofSeconds(90)));
-    }
-
-    private double awaitHealth(StageProcess stage, long t0) throws Exception {
-        URI uri = URI.create("http://" + stage.http() + "/health");
-        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (true) {
-            try {
-                if (http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding())
-                        .statusCode() == 200) {
-                    return (System.nanoTime() - t0) / 1e9;
-                }
-            } catch (java.io.IOException e) {
-                // not listening yet
-            }
-            if (System.nanoTime() > deadline) throw new AssertionError("no /health 200 from " + uri + " within 5 minutes");
-            Thread.sleep(100);
-        }
     }
 
     /** 0.1.0's swapstream.jar: given, or built from its commit. */

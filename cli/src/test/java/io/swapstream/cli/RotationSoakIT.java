@@ -72,10 +72,7 @@ class RotationSoakIT {
                 if (k.split("/").length == 3) windowRows.add(v);
             });
         }
-        FleetRollup hosts = new FleetRollup(FleetGroup.Kind.HOST);
-        hosts.addAll(windowRows);
-        Map<String, HostStats> expectedHosts = new TreeMap<>();
-        for (HostStats h : hosts.hostRows()) expectedHosts.put(h.getHost() + "/" + h.getWindowStartNanos(), h);
+        Map<String, HostStats> expectedHosts = hostRows(windowRows);
 
         Path log = dir.resolve("ingest.log");
         try (Pipeline pipeline = Pipeline.start(kafka.servers(), "soak-" + prefix, dir.resolve("state"), prefix, partitions, (short) 1,
@@ -156,6 +153,15 @@ class RotationSoakIT {
     }
 
     /** The host roll-ups, the highest revision of each key, once there are {@code count} keys. */
+    /** The offline roll-up of thread window rows per host, by host/windowStart. */
+    static Map<String, HostStats> hostRows(List<ThreadStats> windowRows) {
+        FleetRollup hosts = new FleetRollup(FleetGroup.Kind.HOST);
+        hosts.addAll(windowRows);
+        Map<String, HostStats> out = new TreeMap<>();
+        for (HostStats h : hosts.hostRows()) out.put(h.getHost() + "/" + h.getWindowStartNanos(), h);
+        return out;
+    }
+
     static Map<String, HostStats> readHostRows(String servers, String prefix, int count, Duration timeout) throws Exception {
         SingleObjectAvroSerde<HostStats> serde = new SingleObjectAvroSerde<>(HostStats.class);
         long deadline = System.nanoTime() + timeout.toNanos();
