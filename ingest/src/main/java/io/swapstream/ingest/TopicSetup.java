@@ -57,6 +57,48 @@ public final class TopicSetup {
      */
     public static int ensure(Admin admin, String prefix, int partitions, short replication)
             throws InterruptedException, ExecutionException {
+        return ensureAll(admin, prefix, partitions, replication);
+    }
+
+    /**
+     * As {@link #ensure(Admin, String, int, short)}, for a client that may lack the right to create topics: when
+     * the broker refuses the creation, the topics this client uses ({@code needed}, by suffix) must exist already.
+     *
+     * @throws MissingTopicsException when some of {@code needed} do not exist and the broker refused to create them
+     */
+    public static int ensure(Admin admin, String prefix, int partitions, short replication, Collection<String> needed)
+            throws InterruptedException, ExecutionException {
+        try {
+            return ensureAll(admin, prefix, partitions, replication);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof AuthorizationException)) throw e;
+            return existing(admin, needed.stream().map(s -> SwapstreamConfig.topic(prefix, s)).toList(), (AuthorizationException) e.getCause());
+        }
+    }
+
+    /** The partition count of {@code names}, all of which must exist; those missing are named in the exception. */
+    private static int existing(Admin admin, List<String> names, AuthorizationException refused)
+            throws InterruptedException, ExecutionException {
+        List<String> missing = new ArrayList<>();
+        Set<Integer> counts = new HashSet<>();
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> f : admin.describeTopics(names).topicNameValues().entrySet()) {
+            try {
+                counts.add(f.getValue().get().partitions().size());
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) throw e;
+                missing.add(f.getKey());
+            }
+        }
+        if (!missing.isEmpty()) throw new MissingTopicsException(missing, refused);
+        if (counts.size() > 1) {
+            throw new IllegalStateException("the topics " + names + " differ in partition count: a session's records would land in"
+                    + " partitions of different numbers; give them one count");
+        }
+        return counts.isEmpty() ? 0 : counts.iterator().next();
+    }
+
+    private static int ensureAll(Admin admin, String prefix, int partitions, short replication)
+            throws InterruptedException, ExecutionException {
         Map<String, Map<String, String>> topics = new LinkedHashMap<>();
         topics().forEach((suffix, config) -> topics.put(SwapstreamConfig.topic(prefix, suffix), config));
         Set<String> existing = admin.listTopics().names().get();
