@@ -72,10 +72,12 @@ final class Denied {
         if (c instanceof AuthenticationException) {
             return "denied: Kafka refused the credential of " + principal + " (wrong, or revoked): " + c.getMessage();
         }
+        if (c instanceof TopicAuthorizationException t && t.unauthorizedTopics().isEmpty()) {
+            return "denied: " + principal + " may not use a topic (" + c.getMessage() + ")" + hint;
+        }
         if (c instanceof TopicAuthorizationException t) {
-            return t.unauthorizedTopics().stream().sorted()
-                    .map(topic -> "denied: " + principal + " may not " + operations(topic) + " topic " + topic)
-                    .collect(Collectors.joining("; ")) + hint;
+            return "denied: " + principal + " may not " + t.unauthorizedTopics().stream()
+                    .map(topic -> operations(topic) + " topic " + topic).collect(Collectors.joining(", ")) + hint;
         }
         if (c instanceof GroupAuthorizationException g) {
             return "denied: " + principal + " may not READ group " + g.groupId() + hint;

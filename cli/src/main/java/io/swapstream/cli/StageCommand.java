@@ -168,6 +168,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
             String refused = denied.line(e);
             if (refused != null) {
                 err.println("swapstream " + stage() + ": stopping: " + refused);
+                if (System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
                 err.flush();
                 stopped.complete(Swapstream.EXIT_FAILURE);
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;

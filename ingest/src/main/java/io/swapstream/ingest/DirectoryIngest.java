@@ -129,6 +129,7 @@ public final class DirectoryIngest implements AutoCloseable {
         } catch (OutOfOrderSequenceException | AuthorizationException | AuthenticationException | UnsupportedVersionException e) {
             throw e; // the producer cannot go on (or its credential was revoked): fatal
         } catch (KafkaException e) {
+            tx.checkCredential();
             // abortable (a broker restarted mid-transaction, say): the transaction's buffers and positions
             // are dropped together, and every file is followed again from its last committed position
             log.accept("Kafka: " + e.getMessage() + "; the open transaction is aborted and its buffers go again");

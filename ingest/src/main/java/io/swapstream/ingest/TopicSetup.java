@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -80,15 +82,24 @@ public final class TopicSetup {
     private static int existing(Admin admin, List<String> names, AuthorizationException refused)
             throws InterruptedException, ExecutionException {
         List<String> missing = new ArrayList<>();
+        List<String> refusedTopics = new ArrayList<>();
         Set<Integer> counts = new HashSet<>();
-        for (Map.Entry<String, KafkaFuture<TopicDescription>> f : admin.describeTopics(names).topicNameValues().entrySet()) {
+        Map<String, KafkaFuture<TopicDescription>> described = admin.describeTopics(names).topicNameValues();
+        for (String name : names) {
             try {
-                counts.add(f.getValue().get().partitions().size());
+                counts.add(described.get(name).get().partitions().size());
             } catch (ExecutionException e) {
+                // the Admin's refusal does not name the topic: this one does
+                if (e.getCause() instanceof TopicAuthorizationException) {
+                    refusedTopics.add(name);
+                    continue;
+                }
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) throw e;
-                missing.add(f.getKey());
+                missing.add(name);
             }
         }
+        // the Admin's refusals do not name their topics: one refusal names them all
+        if (!refusedTopics.isEmpty()) throw new TopicAuthorizationException("Not authorized to describe topics", new LinkedHashSet<>(refusedTopics));
         if (!missing.isEmpty()) throw new MissingTopicsException(missing, refused);
         if (counts.size() > 1) {
             throw new IllegalStateException("the topics " + names + " differ in partition count: a session's records would land in"
