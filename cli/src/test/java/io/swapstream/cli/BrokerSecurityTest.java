@@ -1,0 +1,42 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The broker's users and settings, checked before anything starts. */
+class BrokerSecurityTest {
+    @TempDir Path dir;
+
+    @Test
+    void usersComeFromAFileAndTheOptionsAndTheSuperUserIsOneOfThem() throws Exception {
+        Path file = Files.writeString(dir.resolve("users"), "# the admin\nadmin:a-secret\n\nweb01:w-secret\n");
+        assertEquals(Map.of("admin", "a-secret", "web01", "w-secret"), BrokerSecurity.usersFile(file));
+        CliRunner noSuper = CliRunner.run("broker", "--data-dir", dir.resolve("d").toString(), "--add-user", "web01:w");
+        assertEquals(2, noSuper.exit(), noSuper.err());
+        assertTrue(noSuper.err().contains("the super user admin has no password"), noSuper.err());
+        CliRunner bad = CliRunner.run("broker", "--data-dir", dir.resolve("d").toString(), "--add-user", "admin:a,b");
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("a password is not empty and holds no ','"), bad.err());
+        assertEquals(2, CliRunner.run("broker", "--add-user", "nopassword").exit());
+    }
+
+    @Test
+    void theClientListenerAuthenticatesAndTheAuthorizerAllowsNothingWithoutAnAcl() {
+        BrokerSecurity s = new BrokerSecurity("admin", Map.of("admin", "a-secret"), 60_000);
+        Properties p = new Properties();
+        s.apply(p, 9092, 9094, 9093);
+        assertEquals("SASL_PLAINTEXT://127.0.0.1:9092,INTERNAL://127.0.0.1:9094", p.getProperty("advertised.listeners"));
+        assertEquals("org.apache.kafka.metadata.authorizer.StandardAuthorizer", p.getProperty("authorizer.class.name"));
+        assertEquals("false", p.getProperty("allow.everyone.if.no.acl.found"));
+        assertEquals("User:admin;User:ANONYMOUS", p.getProperty("super.users"));
+        assertEquals(java.util.List.of("--add-scram", "SCRAM-SHA-512=[name=admin,password=a-secret]"), s.formatArguments());
+        assertEquals("User:admin", Denied.principal(s.clientConfig("admin")));
+    }
+}
