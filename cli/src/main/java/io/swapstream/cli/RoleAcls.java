@@ -100,14 +100,6 @@ final class RoleAcls {
         return r.bindings;
     }
 
-    /** Every topic name {@code role} reads or writes, literal. */
-    static Set<String> topics(Role role, String prefix) {
-        Set<String> t = new LinkedHashSet<>();
-        READS.get(role).forEach(s -> t.add(topic(prefix, s)));
-        WRITES.get(role).forEach(s -> t.add(topic(prefix, s)));
-        return t;
-    }
-
     /** The suffixes of the topics {@code role} reads or writes. */
     static Set<String> suffixes(Role role) {
         Set<String> t = new LinkedHashSet<>(READS.get(role));

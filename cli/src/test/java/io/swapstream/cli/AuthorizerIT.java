@@ -194,6 +194,12 @@ class AuthorizerIT {
         assertTrue(write.err().contains("WRITE topic " + prefix + "raw-buffers"), write.err());
         report("a reader writing", write);
 
+        // with its rights, the same commands run: an idempotent producer needs no IDEMPOTENT_WRITE on the cluster (KIP-679)
+        CliRunner published = CliRunner.run(kafka("host-a", prefix, "ingest", trace.toString(), "--host", "host-a"));
+        assertEquals(0, published.exit(), published.err());
+        CliRunner read = CliRunner.run(kafka("reader", prefix, "tail", "sessions", "--from-beginning"));
+        assertEquals(0, read.exit(), read.err());
+
         // decode's rights but its transactional ids
         String notx = "notx-" + prefix;
         try (Admin admin = Admin.create(adminClient())) {
