@@ -28,6 +28,32 @@ class BrokerSecurityTest {
     }
 
     @Test
+    void aUserAddedAtALaterStartCanConnect() throws Exception {
+        Path data = dir.resolve("broker");
+        BrokerSecurity first = new BrokerSecurity("admin", Map.of("admin", "a-secret"), 60_000);
+        int port;
+        try (EmbeddedKafkaBroker b = EmbeddedKafkaBroker.start(data, 0, false, first)) {
+            port = Integer.parseInt(b.bootstrapServers().replaceAll(".*:", ""));
+            assertTrue(clusterId(b, "web01", "w-secret") instanceof org.apache.kafka.common.errors.AuthenticationException);
+        }
+        BrokerSecurity later = new BrokerSecurity("admin", Map.of("admin", "a-secret", "web01", "w-secret"), 60_000);
+        try (EmbeddedKafkaBroker b = EmbeddedKafkaBroker.start(data, port, false, later)) {
+            assertTrue(clusterId(b, "web01", "w-secret") instanceof String, "web01 connects");
+        }
+    }
+
+    /** The cluster's id as {@code user}, or what refused it. */
+    static Object clusterId(EmbeddedKafkaBroker b, String user, String password) throws Exception {
+        Map<String, Object> c = new java.util.HashMap<>(BrokerSecurity.clientConfig(user, password));
+        c.put("bootstrap.servers", b.bootstrapServers());
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(c)) {
+            return admin.describeCluster().clusterId().get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    @Test
     void theClientListenerAuthenticatesAndTheAuthorizerAllowsNothingWithoutAnAcl() {
         BrokerSecurity s = new BrokerSecurity("admin", Map.of("admin", "a-secret"), 60_000);
         Properties p = new Properties();
