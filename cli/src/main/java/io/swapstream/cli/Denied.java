@@ -93,11 +93,12 @@ final class Denied {
         return null;
     }
 
-    /** What the role does with {@code topic}: READ, WRITE, or both. */
+    /** What the role does with {@code topic}: READ, WRITE, both, or (the admin) CREATE. */
     private String operations(String topic) {
         List<AclOperation> ops = RoleAcls.operationsOnTopic(bindings, topic);
         if (ops.isEmpty()) return "use";
         List<AclOperation> data = ops.stream().filter(op -> op == AclOperation.READ || op == AclOperation.WRITE).toList();
+        if (data.isEmpty() && ops.contains(AclOperation.CREATE)) return AclOperation.CREATE.name(); // the admin's topics --create
         return (data.isEmpty() ? ops : data).stream().map(AclOperation::name).collect(Collectors.joining("/"));
     }
 }

@@ -182,6 +182,11 @@ class AuthorizerIT {
         grant("host-a", "ingest", prefix, app, "--host", "host-a");
         grant("reader", "reader", prefix, app);
 
+        CliRunner notAdmin = CliRunner.run(kafka("reader", prefix, "topics", "--create"));
+        assertEquals(Swapstream.EXIT_FAILURE, notAdmin.exit(), notAdmin.err());
+        assertOneLine(notAdmin, "swapstream: denied: User:reader may not CREATE topic " + prefix);
+        report("a reader creating the topics", notAdmin);
+
         CliRunner tail = CliRunner.run(kafka("host-a", prefix, "tail", "thread-stats"));
         assertEquals(Swapstream.EXIT_FAILURE, tail.exit(), tail.err());
         assertOneLine(tail, "swapstream: denied: User:host-a may not READ topic " + prefix + "thread-stats;");

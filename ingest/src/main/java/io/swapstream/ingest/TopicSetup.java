@@ -206,14 +206,21 @@ public final class TopicSetup {
             if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(withInSync(config, replication)));
         });
         // a topic made a moment ago may not be listed yet: its creation is refused as existing
+        Set<String> refused = new java.util.TreeSet<>();
         for (Map.Entry<String, KafkaFuture<Void>> f : admin.createTopics(create).values().entrySet()) {
             try {
                 f.getValue().get();
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof TopicAuthorizationException) {
+                    refused.add(f.getKey());
+                    continue;
+                }
                 if (!(e.getCause() instanceof TopicExistsException)) throw e;
                 existing.add(f.getKey());
             }
         }
+        // the Admin's refusals do not name their topics: one refusal names them all
+        if (!refused.isEmpty()) throw new ExecutionException(new TopicAuthorizationException("Not authorized to create topics", refused));
         awaitLeaders(admin, List.copyOf(topics.keySet()));
         return topics.keySet().stream().filter(existing::contains).toList();
     }
