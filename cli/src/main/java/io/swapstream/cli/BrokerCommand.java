@@ -3,6 +3,10 @@ package io.swapstream.cli;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
@@ -32,11 +36,36 @@ final class BrokerCommand implements Callable<Integer> {
             + " e.g. 1@127.0.0.1:9093,2@127.0.0.1:9193,3@127.0.0.1:9293")
     String controllers;
 
+    @Option(names = "--add-user", paramLabel = "NAME:PASSWORD", description = "a SCRAM-SHA-512 user (repeatable); with users, clients"
+            + " authenticate (SASL_PLAINTEXT), the broker checks ACLs, and nothing is allowed without one but to --super-user")
+    List<String> addUsers = new ArrayList<>();
+
+    @Option(names = "--users", paramLabel = "FILE", description = "SCRAM-SHA-512 users, a NAME:PASSWORD line each, as --add-user")
+    Path usersFile;
+
+    @Option(names = "--super-user", defaultValue = "admin", paramLabel = "NAME", description = "with users: the one allowed everything"
+            + " (topics --create, acls --apply, users' credentials)")
+    String superUser;
+
+    /** The users given, as a broker's security; null without any. */
+    BrokerSecurity security() {
+        Map<String, String> users = new LinkedHashMap<>();
+        if (usersFile != null) users.putAll(BrokerSecurity.usersFile(usersFile));
+        for (String u : addUsers) {
+            Map.Entry<String, String> e = BrokerSecurity.user(u, "--add-user");
+            users.put(e.getKey(), e.getValue());
+        }
+        if (users.isEmpty()) return null;
+        return new BrokerSecurity(superUser, users, BrokerSecurity.DEFAULT_REAUTH_MS);
+    }
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65535) throw new UserInputException("--port must be between 0 and 65535, not " + port);
         if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) throw new UserInputException("--data-dir: " + dataDir + " is not a directory");
         boolean node = clusterNode();
+        BrokerSecurity security = security();
+        if (node && security != null) throw new UserInputException("users go with a single-node broker, not --node-id");
         PrintWriter err = spec.commandLine().getErr();
         EmbeddedKafkaBroker broker;
         try {
@@ -45,7 +74,7 @@ final class BrokerCommand implements Callable<Integer> {
                 err.flush();
                 broker = EmbeddedKafkaBroker.startNode(dataDir.toAbsolutePath(), nodeId, port, controllerPort, controllers);
             } else {
-                broker = EmbeddedKafkaBroker.start(dataDir.toAbsolutePath(), port, false);
+                broker = EmbeddedKafkaBroker.start(dataDir.toAbsolutePath(), port, false, security);
             }
         } catch (java.io.IOException e) {
             throw new UserInputException("--data-dir: " + e.getMessage());
@@ -58,6 +87,10 @@ final class BrokerCommand implements Callable<Integer> {
             stopped.countDown();
         }));
         err.printf("swapstream broker: running on %s, data in %s (stop with Ctrl-C)%n", broker.bootstrapServers(), broker.dataDir());
+        if (security != null) {
+            err.printf("swapstream broker: SASL/%s with %d users, ACLs enforced, super user %s; its controller listener is PLAINTEXT"
+                    + " on 127.0.0.1 and a super user too%n", BrokerSecurity.MECHANISM, security.users().size(), superUser);
+        }
         err.flush();
         try (ProgressLine progress = new ProgressLine(err, "swapstream broker: ", () -> String.format("%s, %.1f MiB of records",
                 broker.bootstrapServers(), size(broker.dataDir()) / 1048576.0))) {

@@ -11,6 +11,8 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import kafka.server.KafkaConfig;
@@ -50,48 +52,91 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
      *             unless another is given
      */
     public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary) throws IOException {
-        return start(dataDir, port, temporary, Map.of());
+        return start(dataDir, port, temporary, null, Map.of());
     }
 
     /** As {@link #start(Path, int, boolean)}, with broker settings of {@code overrides} for this run (not stored). */
     public static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary, Map<String, String> overrides) throws IOException {
+        return start(dataDir, port, temporary, null, overrides);
+    }
+
+    /** A temporary broker on free ports that checks its clients' credentials and rights. */
+    static EmbeddedKafkaBroker startSecured(BrokerSecurity security) throws IOException {
+        return start(Files.createTempDirectory("swapstream-kafka-"), 0, true, security, Map.of());
+    }
+
+    /**
+     * As {@link #start(Path, int, boolean)}, with {@code security} (null: none). A directory formatted with it keeps it;
+     * its users are given their passwords at the first start, and again (through the super user) at a later one.
+     */
+    static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary, BrokerSecurity security) throws IOException {
+        return start(dataDir, port, temporary, security, Map.of());
+    }
+
+    private static EmbeddedKafkaBroker start(Path dataDir, int port, boolean temporary, BrokerSecurity security,
+                                             Map<String, String> overrides) throws IOException {
         Files.createDirectories(dataDir);
         Path config = dataDir.resolve("server.properties");
         Properties p;
         boolean fresh = !Files.exists(config);
         if (fresh) {
             int client = port > 0 ? port : freePort();
-            p = properties(dataDir, client, freePort());
+            int controller = freePort();
+            p = properties(dataDir, client, controller);
+            if (security != null) security.apply(p, client, freePort(), controller);
             if (temporary) p.put("controlled.shutdown.enable", "false");
             try (OutputStream out = Files.newOutputStream(config)) {
                 p.store(out, "swapstream broker");
             }
             ByteArrayOutputStream log = new ByteArrayOutputStream();
-            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(),
-                    "--standalone"}, new PrintStream(log, true, StandardCharsets.UTF_8));
+            List<String> format = new ArrayList<>(List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(), "--standalone"));
+            if (security != null) format.addAll(security.formatArguments());
+            int rc = StorageTool.execute(format.toArray(String[]::new), new PrintStream(log, true, StandardCharsets.UTF_8));
             if (rc != 0) throw new IOException("formatting the broker's storage in " + dataDir + " failed: " + log);
         } else {
             p = new Properties();
             try (InputStream in = Files.newInputStream(config)) {
                 p.load(in);
             }
-            int stored = Integer.parseInt(p.getProperty("advertised.listeners").replaceAll(".*:", ""));
+            int stored = Integer.parseInt(clientListener(p).replaceAll(".*:", ""));
             // a data directory moved elsewhere (a copy, a restore) keeps its data where it now is
-            boolean moved = !dataDir.resolve("data").toString().equals(p.getProperty("log.dirs"));
+            String data = dataDir.resolve("data").toString();
+            boolean moved = !data.equals(p.getProperty("log.dirs"));
             if ((port > 0 && port != stored) || moved) {
-                int controller = Integer.parseInt(p.getProperty("controller.quorum.bootstrap.servers").replaceAll(".*:", ""));
-                Properties q = properties(dataDir, port > 0 ? port : stored, controller);
-                try (OutputStream out = Files.newOutputStream(config)) {
-                    q.store(out, "swapstream broker");
+                p.setProperty("log.dirs", data);
+                // the client listener moves; the rest of the stored configuration, its security too, stays
+                for (String key : port > 0 && port != stored ? List.of("listeners", "advertised.listeners") : List.<String>of()) {
+                    p.setProperty(key, p.getProperty(key).replace("127.0.0.1:" + stored + ",", "127.0.0.1:" + port + ",")
+                            .replaceAll("127\\.0\\.0\\.1:" + stored + "$", "127.0.0.1:" + port));
                 }
-                p = q;
+                try (OutputStream out = Files.newOutputStream(config)) {
+                    p.store(out, "swapstream broker");
+                }
+            }
+            if (security != null && !p.containsKey("authorizer.class.name")) {
+                throw new IOException(dataDir + " holds a broker without users; give users to a new --data-dir");
             }
         }
         p.putAll(overrides);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p), Time.SYSTEM);
         server.startup();
-        String bootstrap = p.getProperty("advertised.listeners").replace("PLAINTEXT://", "");
-        return new EmbeddedKafkaBroker(server, dataDir, temporary, bootstrap);
+        String bootstrap = clientListener(p).replaceAll("^[A-Z_]+://", "");
+        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, dataDir, temporary, bootstrap);
+        if (security != null && !fresh) {
+            try {
+                security.upsertUsers(bootstrap);
+            } catch (Exception e) {
+                broker.close();
+                throw new IOException("the users could not be given their passwords (is " + security.superUser()
+                        + "'s password the one it had?): " + Swapstream.userMessage(e), e);
+            }
+        }
+        return broker;
+    }
+
+    /** The first advertised listener: the one clients use. */
+    private static String clientListener(Properties p) {
+        return p.getProperty("advertised.listeners").split(",")[0];
     }
 
     /**

@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "ingest", description = "Publish the raw buffers of .etl files to Kafka, one record per buffer;"
         + " with --watch, follow a directory of growing traces until stopped.")
-final class IngestCommand implements Callable<Integer> {
+final class IngestCommand implements Callable<Integer>, Denials {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
@@ -87,7 +87,7 @@ final class IngestCommand implements Callable<Integer> {
         kafka.validate(true);
         String bootstrap = kafka.connect();
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin));
+            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin), RoleAcls.suffixes(RoleAcls.Role.INGEST));
         }
         Outcome o = publish(spec, bootstrap, kafka.prefix, files, host, mwr, true, kafka.clientConfig());
         return o.status();
@@ -115,11 +115,10 @@ final class IngestCommand implements Callable<Integer> {
         }
         String bootstrap = kafka.connect();
         try (Admin admin = Admin.create(kafka.admin(bootstrap))) {
-            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin));
+            TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin), RoleAcls.suffixes(RoleAcls.Role.INGEST));
         }
         Path dir = watch.toAbsolutePath().normalize();
-        // one watcher per directory and topic prefix: a restarted one fences the old and goes on from its positions
-        String txId = "swapstream-ingest-" + kafka.prefix + Integer.toHexString(dir.toString().hashCode());
+        String txId = DirectoryIngest.transactionalId(kafka.prefix, watchHost, dir);
         DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, watchHost, quietMs, kafka.prefix, bootstrap, txId, mwr,
                 kafka.clientConfig(), after, flushTimerMs);
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -160,6 +159,21 @@ final class IngestCommand implements Callable<Integer> {
             done.countDown();
         }
         return 0;
+    }
+
+    @Override
+    public Denied denied() {
+        return denied(kafka.prefix, host, kafka.clientConfig());
+    }
+
+    static Denied denied(String prefix, String host, Map<String, Object> clientConfig) {
+        return Denied.of(RoleAcls.Role.INGEST, clientConfig, new RoleAcls.Scope(prefix, null, host, null));
+    }
+
+    /** A file's error in one line: a refused right as such. */
+    static String message(Exception e, Denied denied) {
+        String line = denied.line(e);
+        return line != null ? line : Swapstream.userMessage(e);
     }
 
     private IngestMetrics metrics;
@@ -207,7 +221,8 @@ final class IngestCommand implements Callable<Integer> {
      * Waits for Kafka's acknowledgement of the files sent, then reports each (added to {@code out}) and empties
      * {@code group}; the exit status this comes to.
      */
-    private static int acknowledge(BufferPublisher publisher, List<Sent> group, PrintWriter err, List<BufferPublisher.Published> out) {
+    private static int acknowledge(BufferPublisher publisher, List<Sent> group, PrintWriter err, List<BufferPublisher.Published> out,
+                                   Denied denied) {
         if (group.isEmpty()) return 0;
         int status = 0;
         try {
@@ -226,7 +241,7 @@ final class IngestCommand implements Callable<Integer> {
                 out.add(p);
             }
         } catch (Exception e) {
-            err.println("swapstream: " + Swapstream.userMessage(e));
+            err.println("swapstream: " + message(e, denied));
             status = Math.max(status, Swapstream.exitCode(e));
         }
         group.clear();
@@ -244,6 +259,7 @@ final class IngestCommand implements Callable<Integer> {
                            Integer maxWaitReason, boolean checkEnded, Map<String, Object> clientConfig) throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         List<BufferPublisher.Published> out = new ArrayList<>();
+        Denied denied = denied(prefix, host, clientConfig);
         int status = 0;
         try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, clientConfig);
              SessionStatus sessions = checkEnded ? new SessionStatus(bootstrap, prefix, clientConfig) : null) {
@@ -264,12 +280,12 @@ final class IngestCommand implements Callable<Integer> {
                         }
                     }
                 } catch (Exception e) {
-                    err.println("swapstream: " + Swapstream.userMessage(e));
+                    err.println("swapstream: " + message(e, denied));
                     status = Math.max(status, Swapstream.exitCode(e));
                 }
-                if (group.size() >= FLUSH_FILES) status = Math.max(status, acknowledge(publisher, group, err, out));
+                if (group.size() >= FLUSH_FILES) status = Math.max(status, acknowledge(publisher, group, err, out, denied));
             }
-            status = Math.max(status, acknowledge(publisher, group, err, out));
+            status = Math.max(status, acknowledge(publisher, group, err, out, denied));
         }
         return new Outcome(out, status);
     }

@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code swapstream decode} and {@code swapstream aggregate}: one stage as a long-lived service. */
-abstract class StageCommand implements Callable<Integer> {
+abstract class StageCommand implements Callable<Integer>, Denials {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
@@ -159,7 +159,8 @@ abstract class StageCommand implements Callable<Integer> {
                 spec.commandLine().getErr().printf("swapstream %s: records in Confluent's wire format, schemas under TOPIC-value in %s%n",
                         stage(), registry.url());
             }
-            int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, replication);
+            int partitions = TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, replication,
+                    RoleAcls.suffixes(RoleAcls.ofStage(stage())));
             StageConfig.createChangelogs(admin, topology, config, partitions);
         }
         PrintWriter err = spec.commandLine().getErr();
@@ -168,7 +169,17 @@ abstract class StageCommand implements Callable<Integer> {
         // a broker restart can leave a commit failing on a transaction the broker no longer knows:
         // a new thread restores the tasks from their changelogs (each session's state in one store)
         ThreadReplacementPolicy replacements = new ThreadReplacementPolicy();
+        Denied denied = denied();
         streams.setUncaughtExceptionHandler(e -> {
+            // a right missing now is missing at the next try too: the stage stops and says which, rather than retry unseen
+            String refused = denied.line(e);
+            if (refused != null) {
+                err.println("swapstream " + stage() + ": stopping: " + refused);
+                if (System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
+                err.flush();
+                stopped.complete(Swapstream.EXIT_FAILURE);
+                return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
             if (replacements.replace(e, System.currentTimeMillis())) {
                 err.println("swapstream " + stage() + ": " + Swapstream.userMessage(e)
                         + "; a new stream thread goes on from the last commit");
@@ -226,6 +237,11 @@ abstract class StageCommand implements Callable<Integer> {
             streams.close(leave);
         }
         return status;
+    }
+
+    @Override
+    public Denied denied() {
+        return Denied.of(RoleAcls.ofStage(stage()), kafka.clientConfig(), new RoleAcls.Scope(kafka.prefix, applicationId, null, null));
     }
 
     /** Records in and out, sessions, lag: what an operator wants to see every few seconds. */
@@ -383,7 +399,7 @@ abstract class StageCommand implements Callable<Integer> {
             metrics.add(fleet);
             Map<String, Object> client = new java.util.HashMap<>(kafka.clientConfig());
             client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            return new RollupRowsFeed(client, config.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + "-fleet-metrics",
+            return new RollupRowsFeed(client, config.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + RoleAcls.FLEET_METRICS_GROUP_SUFFIX,
                     RollupSettings.from(StageConfig.asMap(config)), fleet).start();
         }
 

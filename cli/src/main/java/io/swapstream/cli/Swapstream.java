@@ -21,7 +21,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream " + Swapstream.RELEASE,
         description = "Windows context-switch traces to per-thread scheduling statistics.",
         subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class,
-            IngestCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, StageCommand.Rollup.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class, SchemasCommand.class,
+            IngestCommand.class, TopicsCommand.class, AclsCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, StageCommand.Rollup.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class, SchemasCommand.class,
             CommandLine.HelpCommand.class})
 public final class Swapstream {
     /** The release this build is (docs/upgrading.md lists each, with what it takes over from). */
@@ -60,12 +60,28 @@ public final class Swapstream {
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             Throwable e = unwrap(ex);
             PrintWriter err = cmd.getErr();
+            String denied = deniedLine(cmd.getCommand(), e);
+            if (denied != null) {
+                err.println("swapstream: " + denied);
+                err.flush();
+                return EXIT_FAILURE;
+            }
             err.println("swapstream: " + userMessage(e));
             if (exitCode(e) == EXIT_FAILURE && System.getenv("SWAPSTREAM_DEBUG") != null) e.printStackTrace(err);
             err.flush();
             return exitCode(e);
         });
         return cl;
+    }
+
+    /** The one line of a right Kafka refused, when {@code e} is one and the command says whose; else null. */
+    static String deniedLine(Object command, Throwable e) {
+        if (!(command instanceof Denials d)) return null;
+        try {
+            return d.denied().line(e);
+        } catch (RuntimeException unknown) {
+            return null; // the command's own options are at fault: said by the usual line
+        }
     }
 
     static Throwable unwrap(Throwable e) {

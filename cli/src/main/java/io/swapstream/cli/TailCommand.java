@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "tail", description = "A topic of the pipeline as JSON lines, Avro decoded, committed records only;"
         + " exits at the end unless --follow.")
-final class TailCommand implements Callable<Integer> {
+final class TailCommand implements Callable<Integer>, Denials {
     /** Every topic the pipeline writes: those it creates. */
     static final List<String> TOPICS = List.copyOf(io.swapstream.ingest.TopicSetup.topics().keySet());
 
@@ -111,6 +111,11 @@ final class TailCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    @Override
+    public Denied denied() {
+        return Denied.of(RoleAcls.Role.READER, kafka.clientConfig(), new RoleAcls.Scope(kafka.prefix, null, null, null));
     }
 
     /**

@@ -87,6 +87,15 @@ final class StageProcess implements AutoCloseable {
 
     boolean alive() { return process.isAlive(); }
 
+    /** Waits until the process ends by itself, or fails with the log. */
+    void awaitExit(Duration timeout) throws Exception {
+        if (!process.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("still running after " + timeout + ":\n" + Files.readString(log));
+        }
+    }
+
+    int exitValue() { return process.exitValue(); }
+
     @Override
     public void close() throws InterruptedException {
         if (!process.isAlive()) return;

@@ -23,6 +23,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.OutOfOrderSequenceException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -53,6 +54,22 @@ public final class DirectoryIngest implements AutoCloseable {
                         Integer maxWaitReason, Map<String, Object> overrides) {
             this(dir, host, quietMs, prefix, bootstrap, transactionalId, maxWaitReason, overrides, AfterPublish.KEEP, null);
         }
+    }
+
+    /** Every watcher's transactional id begins with this and the topic prefix. */
+    public static final String TRANSACTIONAL_ID_BASE = "swapstream-ingest-";
+
+    /**
+     * What the transactional ids of watchers publishing as {@code host} begin with (null: a watcher whose files name
+     * their hosts): a host's name ends with ':', which no host name holds, so one host's ACL covers its ids alone.
+     */
+    public static String transactionalIdPrefix(String prefix, String host) {
+        return TRANSACTIONAL_ID_BASE + prefix + (host == null ? "" : host + ":");
+    }
+
+    /** One watcher per directory, topic prefix and host: a restarted one fences the old and goes on from its positions. */
+    public static String transactionalId(String prefix, String host, Path dir) {
+        return transactionalIdPrefix(prefix, host) + Integer.toHexString(dir.toString().hashCode());
     }
 
     /** Fencings a watcher survives in 10 minutes: one fenced again and again has a twin, and stops. */
@@ -109,9 +126,10 @@ public final class DirectoryIngest implements AutoCloseable {
         } catch (ProducerFencedException | org.apache.kafka.common.errors.InvalidProducerEpochException e) {
             tx.fenced(e, nowMs);
             startOver();
-        } catch (OutOfOrderSequenceException | AuthorizationException | UnsupportedVersionException e) {
-            throw e; // the producer cannot go on: fatal
+        } catch (OutOfOrderSequenceException | AuthorizationException | AuthenticationException | UnsupportedVersionException e) {
+            throw e; // the producer cannot go on (or its credential was revoked): fatal
         } catch (KafkaException e) {
+            tx.checkCredential();
             // abortable (a broker restarted mid-transaction, say): the transaction's buffers and positions
             // are dropped together, and every file is followed again from its last committed position
             log.accept("Kafka: " + e.getMessage() + "; the open transaction is aborted and its buffers go again");

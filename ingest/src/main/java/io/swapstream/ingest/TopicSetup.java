@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -56,6 +58,57 @@ public final class TopicSetup {
      *         would be split across partitions of different numbers and never meet itself
      */
     public static int ensure(Admin admin, String prefix, int partitions, short replication)
+            throws InterruptedException, ExecutionException {
+        return ensureAll(admin, prefix, partitions, replication);
+    }
+
+    /**
+     * As {@link #ensure(Admin, String, int, short)}, for a client that may lack the right to create topics: when
+     * the broker refuses the creation, the topics this client uses ({@code needed}, by suffix) must exist already.
+     *
+     * @throws MissingTopicsException when some of {@code needed} do not exist and the broker refused to create them
+     */
+    public static int ensure(Admin admin, String prefix, int partitions, short replication, Collection<String> needed)
+            throws InterruptedException, ExecutionException {
+        try {
+            return ensureAll(admin, prefix, partitions, replication);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof AuthorizationException)) throw e;
+            return existing(admin, needed.stream().map(s -> SwapstreamConfig.topic(prefix, s)).toList(), (AuthorizationException) e.getCause());
+        }
+    }
+
+    /** The partition count of {@code names}, all of which must exist; those missing are named in the exception. */
+    private static int existing(Admin admin, List<String> names, AuthorizationException refused)
+            throws InterruptedException, ExecutionException {
+        List<String> missing = new ArrayList<>();
+        List<String> refusedTopics = new ArrayList<>();
+        Set<Integer> counts = new HashSet<>();
+        Map<String, KafkaFuture<TopicDescription>> described = admin.describeTopics(names).topicNameValues();
+        for (String name : names) {
+            try {
+                counts.add(described.get(name).get().partitions().size());
+            } catch (ExecutionException e) {
+                // the Admin's refusal does not name the topic: this one does
+                if (e.getCause() instanceof TopicAuthorizationException) {
+                    refusedTopics.add(name);
+                    continue;
+                }
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) throw e;
+                missing.add(name);
+            }
+        }
+        // the Admin's refusals do not name their topics: one refusal names them all
+        if (!refusedTopics.isEmpty()) throw new TopicAuthorizationException("Not authorized to describe topics", new LinkedHashSet<>(refusedTopics));
+        if (!missing.isEmpty()) throw new MissingTopicsException(missing, refused);
+        if (counts.size() > 1) {
+            throw new IllegalStateException("the topics " + names + " differ in partition count: a session's records would land in"
+                    + " partitions of different numbers; give them one count");
+        }
+        return counts.isEmpty() ? 0 : counts.iterator().next();
+    }
+
+    private static int ensureAll(Admin admin, String prefix, int partitions, short replication)
             throws InterruptedException, ExecutionException {
         Map<String, Map<String, String>> topics = new LinkedHashMap<>();
         topics().forEach((suffix, config) -> topics.put(SwapstreamConfig.topic(prefix, suffix), config));
@@ -153,14 +206,21 @@ public final class TopicSetup {
             if (!existing.contains(name)) create.add(new NewTopic(name, partitions, replication).configs(withInSync(config, replication)));
         });
         // a topic made a moment ago may not be listed yet: its creation is refused as existing
+        Set<String> refused = new java.util.TreeSet<>();
         for (Map.Entry<String, KafkaFuture<Void>> f : admin.createTopics(create).values().entrySet()) {
             try {
                 f.getValue().get();
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof TopicAuthorizationException) {
+                    refused.add(f.getKey());
+                    continue;
+                }
                 if (!(e.getCause() instanceof TopicExistsException)) throw e;
                 existing.add(f.getKey());
             }
         }
+        // the Admin's refusals do not name their topics: one refusal names them all
+        if (!refused.isEmpty()) throw new ExecutionException(new TopicAuthorizationException("Not authorized to create topics", refused));
         awaitLeaders(admin, List.copyOf(topics.keySet()));
         return topics.keySet().stream().filter(existing::contains).toList();
     }

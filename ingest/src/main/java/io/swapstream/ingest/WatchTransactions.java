@@ -5,11 +5,16 @@ import io.swapstream.schemas.SwapstreamConfig;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -63,6 +68,24 @@ final class WatchTransactions implements AutoCloseable {
             throw e;
         }
         return p;
+    }
+
+    /**
+     * Throws Kafka's refusal when it no longer takes this watcher's credential (deleted or changed). A producer whose
+     * credential is refused tries again for ever in its network thread, and its commit only times out: a fresh
+     * client's first request says at once what is wrong.
+     */
+    void checkCredential() {
+        Map<String, Object> c = new HashMap<>(settings.overrides());
+        c.keySet().retainAll(AdminClientConfig.configNames()); // the producer's settings are none of an admin's
+        c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
+        try (Admin admin = Admin.create(c)) {
+            admin.describeCluster(new DescribeClusterOptions().timeoutMs(15_000)).clusterId().get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthenticationException refused) throw refused;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The session's committed position, or null. */
@@ -147,6 +170,7 @@ final class WatchTransactions implements AutoCloseable {
             committed.clear();
             committed.putAll(IngestPosition.readCommitted(settings.bootstrap(), positionsTopic, settings.overrides()));
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            checkCredential();
             log.accept("Kafka does not answer (" + e.getMessage() + "); trying again");
             return false;
         }

@@ -1,0 +1,135 @@
+package io.swapstream.cli;
+
+import static io.swapstream.schemas.SwapstreamConfig.*;
+import static org.apache.kafka.common.acl.AclOperation.*;
+
+import io.swapstream.ingest.DirectoryIngest;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+
+/**
+ * The rights each part of the pipeline needs on Kafka, as ACL bindings (docs/operations.md "Security"). The topics a
+ * role reads and writes are listed here by the same suffixes the stages use; RoleAclsTest holds them to each stage's
+ * topology and clients.
+ */
+final class RoleAcls {
+    private RoleAcls() {}
+
+    enum Role {
+        INGEST, DECODE, AGGREGATE, ROLLUP, READER, ADMIN;
+
+        String label() { return name().toLowerCase(Locale.ROOT); }
+    }
+
+    /** The topics a role reads, by suffix. */
+    static final Map<Role, List<String>> READS = Map.of(
+            // ingest FILE skips sessions that have ended; --watch resumes from its committed positions
+            Role.INGEST, List.of(SESSIONS, INGEST_POSITIONS),
+            Role.DECODE, List.of(RAW_BUFFERS),
+            Role.AGGREGATE, List.of(SWITCH_BATCHES, SESSIONS),
+            // the rollup's /metrics follows its own outputs
+            Role.ROLLUP, List.of(THREAD_STATS, WAKE_EDGES, PROCESS_STATS, HOST_STATS),
+            Role.READER, List.of(SESSIONS, SWITCH_BATCHES, CONTEXT_SWITCHES, THREADS, THREAD_STATS, PROCESS_STATS, HOST_STATS, WAKE_EDGES),
+            Role.ADMIN, List.of());
+
+    /** The topics a role writes, by suffix. */
+    static final Map<Role, List<String>> WRITES = Map.of(
+            Role.INGEST, List.of(RAW_BUFFERS, DEAD_LETTERS, INGEST_POSITIONS),
+            Role.DECODE, List.of(SESSIONS, SWITCH_BATCHES, CONTEXT_SWITCHES, THREADS, DEAD_LETTERS),
+            Role.AGGREGATE, List.of(THREAD_STATS, WAKE_EDGES),
+            Role.ROLLUP, List.of(PROCESS_STATS, HOST_STATS),
+            Role.READER, List.of(),
+            Role.ADMIN, List.of());
+
+    /** The rollup's /metrics feed: a consumer group of its own beside its application's. */
+    static final String FLEET_METRICS_GROUP_SUFFIX = "-fleet-metrics";
+
+    /**
+     * Where a role's bindings apply.
+     *
+     * @param applicationId the stages' --application-id (the stage's name is appended)
+     * @param host          for {@link Role#INGEST}: the one host it publishes as, or null for every host
+     * @param group         for {@link Role#READER}: the consumer groups it may use begin with this, or null for none (tail needs none)
+     */
+    record Scope(String prefix, String applicationId, String host, String group) {}
+
+    /** The stages' roles by the stage's name. */
+    static Role ofStage(String stage) {
+        return Role.valueOf(stage.toUpperCase(Locale.ROOT));
+    }
+
+    /** The bindings {@code role} needs, for {@code principal} ({@code User:NAME}), allowed from any client host. */
+    static List<AclBinding> bindings(Role role, String principal, Scope s) {
+        Rights r = new Rights(principal);
+        for (String suffix : READS.get(role)) r.add(ResourceType.TOPIC, topic(s.prefix(), suffix), PatternType.LITERAL, READ);
+        for (String suffix : WRITES.get(role)) r.add(ResourceType.TOPIC, topic(s.prefix(), suffix), PatternType.LITERAL, WRITE);
+        switch (role) {
+            case INGEST -> r.add(ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalIdPrefix(s.prefix(), s.host()),
+                    PatternType.PREFIXED, WRITE);
+            case DECODE, AGGREGATE, ROLLUP -> {
+                String app = StageConfig.applicationId(s.applicationId(), role.label());
+                // Kafka Streams' internal topics and transactional ids (exactly-once v2: <application.id>-<process>-<thread>)
+                // begin with the application id and '-'; its group is the application id
+                String internal = app + "-";
+                r.add(ResourceType.TOPIC, internal, PatternType.PREFIXED, CREATE, READ, WRITE, DELETE, DESCRIBE_CONFIGS);
+                r.add(ResourceType.GROUP, app, PatternType.LITERAL, READ);
+                r.add(ResourceType.TRANSACTIONAL_ID, internal, PatternType.PREFIXED, WRITE);
+                if (role == Role.ROLLUP) r.add(ResourceType.GROUP, app + FLEET_METRICS_GROUP_SUFFIX, PatternType.LITERAL, READ);
+            }
+            case READER -> {
+                if (s.group() != null) r.add(ResourceType.GROUP, s.group(), PatternType.PREFIXED, READ);
+            }
+            case ADMIN -> {
+                // swapstream topics --create: the pipeline's topics, with their settings
+                r.add(ResourceType.TOPIC, s.prefix(), PatternType.PREFIXED, CREATE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS);
+                // swapstream acls --apply and the hosts' SCRAM credentials
+                r.add(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, DESCRIBE, ALTER);
+            }
+        }
+        return r.bindings;
+    }
+
+    /** The suffixes of the topics {@code role} reads or writes. */
+    static Set<String> suffixes(Role role) {
+        Set<String> t = new LinkedHashSet<>(READS.get(role));
+        t.addAll(WRITES.get(role));
+        return t;
+    }
+
+    /** The operations {@code bindings} allow on topic {@code name}, as its ACLs would match it (literal or by prefix). */
+    static List<AclOperation> operationsOnTopic(List<AclBinding> bindings, String name) {
+        List<AclOperation> ops = new ArrayList<>();
+        for (AclBinding b : bindings) {
+            ResourcePattern p = b.pattern();
+            if (p.resourceType() != ResourceType.TOPIC) continue;
+            boolean matches = p.patternType() == PatternType.LITERAL ? p.name().equals(name) : name.startsWith(p.name());
+            if (matches && !ops.contains(b.entry().operation())) ops.add(b.entry().operation());
+        }
+        return ops;
+    }
+
+    private static final class Rights {
+        final String principal;
+        final List<AclBinding> bindings = new ArrayList<>();
+
+        Rights(String principal) { this.principal = principal; }
+
+        void add(ResourceType type, String name, PatternType pattern, AclOperation... ops) {
+            for (AclOperation op : ops) {
+                bindings.add(new AclBinding(new ResourcePattern(type, name, pattern),
+                        new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW)));
+            }
+        }
+    }
+}
