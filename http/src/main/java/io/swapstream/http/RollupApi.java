@@ -42,15 +42,36 @@ public final class RollupApi {
     private static final Kind HOSTS = new Kind("/api/hosts", RollupTopology.HOST_ROWS_STORE, "host", HostStats.SCHEMA$,
             RecordFields.numeric(HostStats.SCHEMA$));
 
-    private final KafkaStreams streams;
+    /** This instance's query stores by name; an {@link InvalidStateStoreException} while they are not queryable. */
+    private final java.util.function.Function<String, ReadOnlyKeyValueStore<String, ?>> stores;
+    /** The stage's state, for a client told to ask again. */
+    private final java.util.function.Supplier<String> state;
     private final Peers peers;
     private final String aggregatePage;
 
     /** @param aggregatePage where the fleet page sends a click on a host: the aggregate's page */
     public RollupApi(KafkaStreams streams, Peers peers, String aggregatePage) {
-        this.streams = streams;
+        this(name -> streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.keyValueStore())),
+                () -> String.valueOf(streams.state()), peers, aggregatePage);
+    }
+
+    /** Over stores given by name (a test's, in memory). */
+    RollupApi(java.util.function.Function<String, ReadOnlyKeyValueStore<String, ?>> stores, java.util.function.Supplier<String> state,
+              Peers peers, String aggregatePage) {
+        this.stores = stores;
+        this.state = state;
         this.peers = peers;
         this.aggregatePage = aggregatePage;
+    }
+
+    /** This instance's store {@code name}; a 503 (ask again) while it is not queryable. */
+    @SuppressWarnings("unchecked")
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name, String what) {
+        try {
+            return (ReadOnlyKeyValueStore<String, V>) stores.apply(name);
+        } catch (InvalidStateStoreException e) {
+            throw new StageHttp.HttpProblem(503, "the " + what + " are not queryable right now (" + state.get() + "): ask again");
+        }
     }
 
     public StageHttp.Response answer(StageHttp.Request request) throws Exception {
@@ -186,12 +207,7 @@ public final class RollupApi {
     /** This instance's rows: of {@code name} only when given; oldest window first. */
     private List<JsonNode> local(Kind kind, String name, boolean sketches) throws Exception {
         List<JsonNode> out = new ArrayList<>();
-        ReadOnlyKeyValueStore<String, SpecificRecordBase> store;
-        try {
-            store = streams.store(StoreQueryParameters.fromNameAndType(kind.store(), QueryableStoreTypes.keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw new StageHttp.HttpProblem(503, "the roll-ups are not queryable right now (" + streams.state() + "): ask again");
-        }
+        ReadOnlyKeyValueStore<String, SpecificRecordBase> store = store(kind.store(), "roll-ups");
         try (KeyValueIterator<String, SpecificRecordBase> it = store.all()) {
             while (it.hasNext()) {
                 var kv = it.next();
@@ -270,12 +286,7 @@ public final class RollupApi {
      * given, or all: each host's and session's records of an edge and window merged, with how many hosts.
      */
     private List<JsonNode> wakesHere(String process, String window, String host) {
-        ReadOnlyKeyValueStore<String, WakeEdge> store;
-        try {
-            store = streams.store(StoreQueryParameters.fromNameAndType(RollupTopology.WAKE_EDGES_STORE, QueryableStoreTypes.keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw new StageHttp.HttpProblem(503, "the wake edges are not queryable right now (" + streams.state() + "): ask again");
-        }
+        ReadOnlyKeyValueStore<String, WakeEdge> store = store(RollupTopology.WAKE_EDGES_STORE, "wake edges");
         Map<String, WakeEdge> merged = new java.util.LinkedHashMap<>();
         Map<String, java.util.Set<String>> hosts = new HashMap<>();
         try (KeyValueIterator<String, WakeEdge> it = window.matches("[0-9]+")
