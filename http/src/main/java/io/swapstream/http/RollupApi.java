@@ -136,15 +136,7 @@ public final class RollupApi {
     /** The windows whose roll-ups are kept, newest first, each with its end, and how many process and host rows it has. */
     private StageHttp.Response windows(StageHttp.Request request) throws Exception {
         StageHttp.allowOnly(request.query(), List.of());
-        List<JsonNode> rows = new ArrayList<>();
-        if (request.query().containsKey("local")) {
-            rows.addAll(windowsHere());
-        } else {
-            for (String host : peers.all()) {
-                if (peers.isSelf(host)) rows.addAll(windowsHere());
-                else peers.ask(host, "/api/windows", Map.of("local", "1"), request.authorization()).forEach(rows::add);
-            }
-        }
+        List<JsonNode> rows = request.query().containsKey("local") ? windowsHere() : windowsEverywhere(request.authorization());
         java.util.TreeMap<Long, long[]> byStart = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
         for (JsonNode n : rows) {
             long[] w = byStart.computeIfAbsent(n.path("windowStartNanos").asLong(), k -> new long[3]);
@@ -156,6 +148,16 @@ public final class RollupApi {
         byStart.forEach((start, w) -> out.addObject().put("windowStartNanos", start).put("windowEndNanos", w[0]).put("processes", w[1])
                 .put("hosts", w[2]));
         return StageHttp.Response.json(200, JSON.writeValueAsString(out));
+    }
+
+    /** Every instance's kept windows, each instance's own list. */
+    private List<JsonNode> windowsEverywhere(String authorization) throws Exception {
+        List<JsonNode> rows = new ArrayList<>();
+        for (String host : peers.all()) {
+            if (peers.isSelf(host)) rows.addAll(windowsHere());
+            else peers.ask(host, "/api/windows", Map.of("local", "1"), authorization).forEach(rows::add);
+        }
+        return rows;
     }
 
     /** This instance's kept windows: per window, its end and its rows of each kind. */
@@ -233,6 +235,9 @@ public final class RollupApi {
      * Who woke whom: a process's wakers (edges it is woken by) and the processes it wakes, in the latest
      * window that has any (or the one asked for, or every kept one), fleet-wide or of one host: each
      * host's records of an edge merged. An edge's records all live on one instance; a question goes to every one.
+     * The latest is of the windows {@code /api/windows} lists (whose roll-ups have closed): edges of a window still
+     * open come in before its roll-ups, and a page showing a row of the latest closed window would otherwise
+     * speak of a newer minute than the row.
      */
     private StageHttp.Response wakes(StageHttp.Request request) throws Exception {
         Map<String, String> q = request.query();
@@ -248,19 +253,23 @@ public final class RollupApi {
         List<JsonNode> edges = new ArrayList<>();
         if (q.containsKey("local")) {
             edges.addAll(wakesHere(process, window, host));
-        } else {
-            Map<String, String> lq = new HashMap<>(q);
-            lq.put("local", "1");
-            for (String peer : peers.all()) {
-                if (peers.isSelf(peer)) edges.addAll(wakesHere(process, window, host));
-                else peers.ask(peer, "/api/wakes", lq, request.authorization()).forEach(edges::add);
-            }
+            return StageHttp.Response.json(200, JSON.writeValueAsString(JSON.valueToTree(edges)));
         }
-        if (q.containsKey("local")) return StageHttp.Response.json(200, JSON.writeValueAsString(JSON.valueToTree(edges)));
+        // the latest: every instance's edges of every window, then the newest window listed that has any
+        String asked = window.equals("latest") ? "all" : window;
+        Map<String, String> lq = new HashMap<>(q);
+        lq.put("window", asked);
+        lq.put("local", "1");
+        for (String peer : peers.all()) {
+            if (peers.isSelf(peer)) edges.addAll(wakesHere(process, asked, host));
+            else peers.ask(peer, "/api/wakes", lq, request.authorization()).forEach(edges::add);
+        }
         Long chosen = null;
         if (window.equals("latest")) {
-            chosen = edges.stream().map(n -> n.path("windowStartNanos").asLong()).max(Long::compare).orElse(null);
-            long w = chosen == null ? 0 : chosen;
+            java.util.Set<Long> listed = new java.util.HashSet<>();
+            for (JsonNode w : windowsEverywhere(request.authorization())) listed.add(w.path("windowStartNanos").asLong());
+            chosen = edges.stream().map(n -> n.path("windowStartNanos").asLong()).filter(listed::contains).max(Long::compare).orElse(null);
+            long w = chosen == null ? Long.MIN_VALUE : chosen;
             edges.removeIf(n -> n.path("windowStartNanos").asLong() != w);
         } else if (!window.equals("all")) {
             chosen = Long.parseLong(window);
