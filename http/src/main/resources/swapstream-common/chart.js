@@ -78,10 +78,13 @@ function timeChart(series, options) {
   let lx = left + 4;
   for (const s of series) {
     const pts = s.points.filter(p => p.v != null);
-    if (pts.length > 1) {
-      const d = pts.map((p, i) => (i ? "L" : "M") + x(p.t).toFixed(1) + " " + y(p.v).toFixed(1)).join(" ");
-      svg.appendChild(svgEl("path", { d, stroke: s.color, fill: "none", "stroke-width": 1.5 }));
+    // a line joins neighbours on the log axis only: none runs across the break to a zero
+    let d = "", joined = false;
+    for (const p of pts) {
+      if (p.v > 0) d += (joined ? " L" : " M") + x(p.t).toFixed(1) + " " + y(p.v).toFixed(1);
+      joined = p.v > 0;
     }
+    if (d.includes("L")) svg.appendChild(svgEl("path", { d: d.trim(), stroke: s.color, fill: "none", "stroke-width": 1.5 }));
     for (const p of pts) {
       const c = svgEl("circle", { class: s.cls, cx: x(p.t), cy: y(p.v), r: 3,
         fill: p.v > 0 ? s.color : "white", stroke: s.color });
