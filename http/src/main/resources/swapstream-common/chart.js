@@ -21,16 +21,17 @@ function duration(ns) {
 
 /**
  * series: [{name, color, cls, points: [{t (ns), v (ns or null), tip}]}]; draws into an SVG of the given width.
- * Zero values sit on a "0" line under the log axis, as hollow marks.
+ * A log axis has no 0: the axis ends at its lowest decade. Zero values, when there are any, sit on a strip of their
+ * own under it, set apart by a break in the axis and labelled "none", as hollow marks.
  */
 function timeChart(series, options) {
   const W = options.width || 760, H = options.height || 200;
   const left = 64, right = 40, top = 38, bottom = 46;
   const plotW = W - left - right, plotH = H - top - bottom;
-  // a log axis has no 0: zeros get a line of their own under it
-  const zeroGap = 16;
-  const logH = plotH - zeroGap;
   const all = series.flatMap(s => s.points);
+  const zeros = all.some(p => p.v != null && p.v <= 0);
+  const zeroGap = zeros ? 18 : 0;
+  const logH = plotH - zeroGap;
   const values = all.map(p => p.v).filter(v => v != null && v > 0);
   let lo = values.length ? Math.pow(10, Math.floor(Math.log10(Math.min(...values)))) : 1e3;
   let hi = values.length ? Math.pow(10, Math.ceil(Math.log10(Math.max(...values)))) : 1e6;
@@ -48,8 +49,15 @@ function timeChart(series, options) {
     svg.appendChild(svgEl("line", { x1: left, x2: left + plotW, y1: y(d), y2: y(d), class: "grid" }));
     svg.appendChild(svgEl("text", { x: left - 6, y: y(d) + 4, "text-anchor": "end", class: "ytick" }, duration(d)));
   }
-  svg.appendChild(svgEl("text", { x: left - 6, y: top + plotH + 4, "text-anchor": "end", class: "ytick" }, "0"));
-  svg.appendChild(svgEl("line", { x1: left, y1: top, x2: left, y2: top + plotH, stroke: "#999" }));
+  // the log axis, down to its lowest decade
+  svg.appendChild(svgEl("line", { x1: left, y1: top, x2: left, y2: top + logH, stroke: "#999" }));
+  if (zeros) {
+    // zeros apart: the axis broken (two slashes), their strip labelled as no time at all, not as a decade
+    const b = top + logH + zeroGap / 2;
+    for (const d of [-3, 3]) svg.appendChild(svgEl("line", { x1: left - 5, y1: b + d + 2, x2: left + 5, y2: b + d - 2, stroke: "#999", class: "axis-break" }));
+    svg.appendChild(svgEl("line", { x1: left, y1: top + plotH - 4, x2: left, y2: top + plotH, stroke: "#999" }));
+    svg.appendChild(svgEl("text", { x: left - 6, y: top + plotH + 4, "text-anchor": "end", class: "zero-label" }, "none"));
+  }
   svg.appendChild(svgEl("line", { x1: left, y1: top + plotH, x2: left + plotW, y2: top + plotH, stroke: "#999" }));
   // the time axis: about six labels, HH:MM:SS (UTC), none overlapping
   const seconds = span / 1e9;
@@ -70,10 +78,13 @@ function timeChart(series, options) {
   let lx = left + 4;
   for (const s of series) {
     const pts = s.points.filter(p => p.v != null);
-    if (pts.length > 1) {
-      const d = pts.map((p, i) => (i ? "L" : "M") + x(p.t).toFixed(1) + " " + y(p.v).toFixed(1)).join(" ");
-      svg.appendChild(svgEl("path", { d, stroke: s.color, fill: "none", "stroke-width": 1.5 }));
+    // a line joins neighbours on the log axis only: none runs across the break to a zero
+    let d = "", joined = false;
+    for (const p of pts) {
+      if (p.v > 0) d += (joined ? " L" : " M") + x(p.t).toFixed(1) + " " + y(p.v).toFixed(1);
+      joined = p.v > 0;
     }
+    if (d.includes("L")) svg.appendChild(svgEl("path", { d: d.trim(), stroke: s.color, fill: "none", "stroke-width": 1.5 }));
     for (const p of pts) {
       const c = svgEl("circle", { class: s.cls, cx: x(p.t), cy: y(p.v), r: 3,
         fill: p.v > 0 ? s.color : "white", stroke: s.color });

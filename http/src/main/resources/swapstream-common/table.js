@@ -20,3 +20,14 @@ function cStates(r) {
   if (!keys.length) return "no C-state logged";
   return keys.map(k => k + ": " + counts[k] + ", " + (sums[k] / counts[k] / 1e3).toFixed(1) + " µs mean").join("; ");
 }
+
+/** Now, as the tables show times: UTC, 24-hour, "14:03:27 UTC". */
+function utcNow() {
+  return new Date().toISOString().substring(11, 19) + " UTC";
+}
+
+/** A column's classes: its own, and "opt1" / "opt2" for one a narrower window leaves out (page.css, fleet.css). */
+function columnClass(c, header) {
+  const own = c.cls ? (header ? c.cls.split(" ")[0] : c.cls) : "";
+  return [own, c.hide].filter(Boolean).join(" ");
+}

@@ -11,6 +11,9 @@ let aggregatePage = "http://127.0.0.1:8080/";
 /** Per table, the column sorted and its direction (1 up, -1 down). */
 const sorts = { processes: { column: 5, dir: -1 }, hosts: { column: 5, dir: -1 } };
 const data = { processes: [], hosts: [] };
+/** The newest window /api/windows lists: in "each one's latest", a row of an older window is marked stale. */
+let fleetLatest = null;
+const isStale = r => fleetLatest != null && document.getElementById("window").value === "each" && r.windowStartNanos < fleetLatest;
 
 const ms = ns => ns == null ? "" : (ns / 1e6).toFixed(ns < 1e7 ? 2 : 1);
 const utc = ns => new Date(ns / 1e6).toISOString().substring(0, 19).replace("T", " ");
@@ -28,31 +31,38 @@ function topNames(map) {
 }
 
 /** The times both tables show, in the same columns. */
+// headers without their unit: the note under the tables says times are in milliseconds
 const TIMES = [
-  { head: "ready p50 ms", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
-  { head: "ready p99 ms", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
-  { head: "wake-up p99 ms", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
+  { head: "ready p50", hide: "opt1", num: r => r.readyP50Nanos, show: r => ms(r.readyP50Nanos) },
+  { head: "ready p99", num: r => r.readyP99Nanos, show: r => ms(r.readyP99Nanos) },
+  { head: "wake\u2011up p99", hide: "opt2", num: r => r.readyIdleWakeP99Nanos, show: r => ms(r.readyIdleWakeP99Nanos),
       title: r => "ready time of switch-ins from idle (" + (r.readyIdleWakeCount || 0) + "): " + cStates(r) },
-  { head: "contended p99 ms", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
+  { head: "contended p99", hide: "opt2", num: r => r.readyContendedP99Nanos, show: r => ms(r.readyContendedP99Nanos),
       title: r => "ready time of switch-ins over a busy processor (" + (r.readyContendedCount || 0) + ")" },
-  { head: "wait p99 ms", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
-  { head: "total ready ms", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
+  { head: "wait p99", num: r => r.waitP99Nanos, show: r => ms(r.waitP99Nanos) },
+  { head: "total ready", num: r => r.readySumNanos, show: r => ms(r.readySumNanos) },
 ];
+
+/** A row's window, HH:MM (UTC); in "each one's latest", one older than the fleet's latest is marked stale. */
+const WINDOW = { head: "window (UTC)", cls: "text window", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16),
+  badge: r => isStale(r) ? "stale" : null,
+  title: r => isStale(r) ? "stale: its latest window, " + utc(r.windowStartNanos).substring(11, 16) + " UTC, is older than the fleet's latest, "
+    + utc(fleetLatest).substring(11, 16) + " UTC (nothing newer has come from it)" : utc(r.windowStartNanos) + " UTC" };
 
 const COLUMNS = {
   processes: [
     { head: "process", cls: "text name clip", show: r => unknown(r.processName) },
-    { head: "window (UTC)", cls: "text", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16) },
+    WINDOW,
     { head: "hosts", num: r => r.hosts },
-    { head: "threads", num: r => r.threads },
+    { head: "threads", hide: "opt2", num: r => r.threads },
     ...TIMES,
-    { head: "hosts with most ready time", cls: "text clip", show: r => topNames(r.topHosts) },
+    { head: "hosts with most ready time", cls: "text clip", hide: "opt2", show: r => topNames(r.topHosts) },
   ],
   hosts: [
     { head: "host", cls: "text name clip", show: r => r.host },
-    { head: "window (UTC)", cls: "text", num: r => r.windowStartNanos, show: r => utc(r.windowStartNanos).substring(11, 16) },
+    WINDOW,
     { head: "processes", num: r => r.processes },
-    { head: "threads", num: r => r.threads },
+    { head: "threads", hide: "opt2", num: r => r.threads },
     ...TIMES,
     { head: "its threads", cls: "text", link: true },
   ],
@@ -63,7 +73,7 @@ function header(kind) {
   tr.replaceChildren();
   COLUMNS[kind].forEach((c, i) => {
     const th = document.createElement("th");
-    if (c.cls && c.cls.startsWith("text")) th.className = "text";
+    th.className = columnClass(c, true);
     th.appendChild(document.createTextNode(c.head));
     const arrow = document.createElement("span");
     arrow.className = "arrow";
@@ -93,11 +103,13 @@ function show(kind) {
   for (const r of ordered(kind)) {
     const name = kind === "processes" ? r.processName : r.host;
     const tr = document.createElement("tr");
-    tr.className = "row" + (selected && selected.kind === kind && selected.name === (name == null ? "" : name) ? " selected" : "");
+    tr.className = "row" + (selected && selected.kind === kind && selected.name === (name == null ? "" : name) ? " selected" : "")
+      + (isStale(r) ? " stale" : "");
     tr.dataset.name = name == null ? "" : name;
+    tr.dataset.window = String(r.windowStartNanos);
     for (const c of COLUMNS[kind]) {
       const td = document.createElement("td");
-      if (c.cls) td.className = c.cls;
+      td.className = columnClass(c, false);
       if (c.link) {
         // click-through: the host's sessions and threads on the aggregate's page
         const a = document.createElement("a");
@@ -109,6 +121,13 @@ function show(kind) {
         const v = c.show ? c.show(r) : c.num(r);
         td.textContent = v == null ? "" : String(v);
         td.title = c.title ? c.title(r) : td.textContent;
+        const badge = c.badge && c.badge(r);
+        if (badge) {
+          const b = document.createElement("span");
+          b.className = "badge";
+          b.textContent = badge;
+          td.appendChild(b);
+        }
       }
       tr.appendChild(td);
     }
@@ -145,16 +164,17 @@ function showChart(group) {
     { name: "wait p99", color: "#3b6fc9", cls: "wait", points: w.map(x => point(x, "waitP99Nanos", "wait")) },
   ], { id: "group-chart", width: Math.max(420, Math.min(720, document.body.clientWidth - 60)), height: 210,
     title: unknown(name) + ": each kept window" }));
-  if (selected.kind === "processes") td.appendChild(wakesPanel(name));
+  // who woke whom in the window of the row the chart is under, not in some newer one
+  if (selected.kind === "processes") td.appendChild(wakesPanel(name, row.dataset.window));
   if (reveal) { revealRow(chartRow); reveal = false; }
 }
 
-/** Who woke a process and whom it woke in the latest window that has any: filled in when /api/wakes answers. */
-function wakesPanel(name) {
+/** Who woke a process and whom it woke in the window given (its row's): filled in when /api/wakes answers. */
+function wakesPanel(name, window) {
   const div = document.createElement("div");
   div.id = "wakes";
   div.className = "wakes";
-  json("/api/wakes?process=" + encodeURIComponent(unknown(name)) + "&top=10").then(w => {
+  json("/api/wakes?process=" + encodeURIComponent(unknown(name)) + "&window=" + encodeURIComponent(window) + "&top=10").then(w => {
     div.replaceChildren(
       wakesTable(unknown(name) + " is woken by", w.wakers, e => e.wakerProcess),
       wakesTable(unknown(name) + " wakes", w.wakes, e => e.wokenProcess));
@@ -207,6 +227,7 @@ function wakesTable(title, edges, other) {
 
 async function windows() {
   const list = await json("/api/windows");
+  fleetLatest = list.length ? Math.max(...list.map(w => w.windowStartNanos)) : null;
   const select = document.getElementById("window");
   const chosen = select.value;
   const options = [["each", "each one's latest closed"], ["latest", "the latest closed"]].concat(list.map(w => [String(w.windowStartNanos),
@@ -229,11 +250,14 @@ async function refresh() {
     const first = Math.min(...starts), last = Math.max(...starts);
     document.getElementById("window-shown").textContent = !starts.length ? "none yet"
       : first === last ? "showing " + utc(first) + " UTC" : "showing " + utc(first) + " to " + utc(last) + " UTC";
+    const stale = processes.concat(hosts).filter(isStale);
+    document.getElementById("stale").textContent = !stale.length ? "" : stale.length + " row(s) of a window older than the fleet's latest, "
+      + utc(fleetLatest).substring(11, 16) + " UTC: marked stale";
     show("processes");
     show("hosts");
     showChart(selected ? await json("/api/" + selected.kind + "/" + encodeURIComponent(selected.name)) : null);
     document.getElementById("error").textContent = "";
-    document.getElementById("updated").textContent = new Date().toLocaleTimeString();
+    document.getElementById("updated").textContent = utcNow();
   } catch (e) {
     document.getElementById("error").textContent = "(" + e.message + ")";
   }

@@ -37,26 +37,27 @@ function readiedBy(t) {
 
 // the columns: header, value shown, value sorted by, the server field a first click ranks by
 const COLUMNS = [
-  { head: "host", cls: "text clip", show: t => text(t.host) },
-  { head: "process", cls: "text clip", show: t => text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : "") },
+  { head: "host", cls: "text clip host", show: t => text(t.host) },
+  { head: "process", cls: "text clip process", show: t => text(t.processName) + (t.processId != null ? " (" + t.processId + ")" : "") },
   { head: "thread", show: t => t.threadId, title: t => t.threadName || "" },
-  { head: "switches in", by: "switchInCount", show: t => t.switchInCount, num: t => t.switchInCount },
-  { head: "waits", by: "waitCount", show: t => t.waitCount, num: t => t.waitCount },
-  { head: "wait p50 ms", by: "waitP50Nanos", show: t => ms(t.waitP50Nanos), num: t => t.waitP50Nanos },
-  { head: "wait p99 ms", by: "waitP99Nanos", show: t => ms(t.waitP99Nanos), num: t => t.waitP99Nanos },
-  { head: "longest wait ms", by: "waitMaxNanos", show: t => ms(t.waitMaxNanos), num: t => t.waitMaxNanos },
-  { head: "total wait ms", by: "waitSumNanos", show: t => ms(t.waitSumNanos), num: t => t.waitSumNanos },
-  { head: "ready p50 ms", by: "readyP50Nanos", show: t => ms(t.readyP50Nanos), num: t => t.readyP50Nanos },
-  { head: "ready p99 ms", by: "readyP99Nanos", show: t => ms(t.readyP99Nanos), num: t => t.readyP99Nanos },
-  { head: "wake-up p99 ms", by: "readyIdleWakeP99Nanos", show: t => ms(t.readyIdleWakeP99Nanos), num: t => t.readyIdleWakeP99Nanos,
+  { head: "switches in", hide: "opt1", by: "switchInCount", show: t => t.switchInCount, num: t => t.switchInCount },
+  { head: "waits", hide: "opt1", by: "waitCount", show: t => t.waitCount, num: t => t.waitCount },
+  { head: "wait p50", hide: "opt1", by: "waitP50Nanos", show: t => ms(t.waitP50Nanos), num: t => t.waitP50Nanos },
+  { head: "wait p99", by: "waitP99Nanos", show: t => ms(t.waitP99Nanos), num: t => t.waitP99Nanos },
+  { head: "longest wait", hide: "opt2", by: "waitMaxNanos", show: t => ms(t.waitMaxNanos), num: t => t.waitMaxNanos },
+  { head: "total wait", hide: "opt2", by: "waitSumNanos", show: t => ms(t.waitSumNanos), num: t => t.waitSumNanos },
+  { head: "ready p50", hide: "opt1", by: "readyP50Nanos", show: t => ms(t.readyP50Nanos), num: t => t.readyP50Nanos },
+  { head: "ready p99", by: "readyP99Nanos", show: t => ms(t.readyP99Nanos), num: t => t.readyP99Nanos },
+  { head: "wake‑up p99", hide: "opt2", by: "readyIdleWakeP99Nanos", show: t => ms(t.readyIdleWakeP99Nanos), num: t => t.readyIdleWakeP99Nanos,
     title: t => "ready time of switch-ins from idle (" + (t.readyIdleWakeCount || 0) + "): " + cStates(t) },
-  { head: "contended p99 ms", by: "readyContendedP99Nanos", show: t => ms(t.readyContendedP99Nanos), num: t => t.readyContendedP99Nanos,
+  { head: "contended p99", hide: "opt2", by: "readyContendedP99Nanos", show: t => ms(t.readyContendedP99Nanos), num: t => t.readyContendedP99Nanos,
     title: t => "ready time of switch-ins over a busy processor (" + (t.readyContendedCount || 0) + ")" },
-  { head: "total ready ms", by: "readySumNanos", show: t => ms(t.readySumNanos), num: t => t.readySumNanos },
+  { head: "total ready", hide: "opt3", by: "readySumNanos", show: t => ms(t.readySumNanos), num: t => t.readySumNanos },
   { head: "readied by", cls: "text readiers", show: readiedBy },
-  { head: "priority", by: "priorityMean", show: t => t.priorityMean == null ? "" : t.priorityMean.toFixed(1), num: t => t.priorityMean },
+  { head: "priority", hide: "opt2", by: "priorityMean", show: t => t.priorityMean == null ? "" : t.priorityMean.toFixed(1), num: t => t.priorityMean },
   { head: "state", cls: "text", show: t => t.final ? "final" : "running" },
-  { head: "session", cls: "text", show: t => sessionStart(t.session), title: t => t.session },
+  // the year left out (the tooltip has the whole id, the filter the whole start)
+  { head: "session start", cls: "text", show: t => sessionStart(t.session).replace(/^\d{4}-/, ""), title: t => t.session },
 ];
 
 // answers kept with their ETags: the API says 304 when nothing changed, and the page keeps what it shows
@@ -79,7 +80,7 @@ function header() {
   const by = document.getElementById("by").value;
   COLUMNS.forEach((c, i) => {
     const th = document.createElement("th");
-    th.className = c.cls ? c.cls.split(" ")[0] : "";
+    th.className = columnClass(c, true);
     if (c.by) th.dataset.by = c.by;
     th.appendChild(document.createTextNode(c.head));
     const arrow = document.createElement("span");
@@ -145,7 +146,7 @@ function showThreads(rows) {
       tr.dataset.key = key;
       for (const c of COLUMNS) {
         const td = document.createElement("td");
-        if (c.cls) td.className = c.cls;
+        td.className = columnClass(c, false);
         tr.appendChild(td);
       }
       tr.addEventListener("click", () => { selected = selected === key ? null : key; reveal = selected != null; stale = true; refresh(); });
@@ -224,7 +225,7 @@ async function refresh() {
     }
     stale = false;
     document.getElementById("error").textContent = "";
-    document.getElementById("updated").textContent = new Date().toLocaleTimeString();
+    document.getElementById("updated").textContent = utcNow();
     document.getElementById("refreshes").textContent = String(++refreshes);
   } catch (e) {
     document.getElementById("error").textContent = "(" + e.message + ")";

@@ -29,7 +29,19 @@ final class PageShots {
 
     private PageShots() {}
 
+    /**
+     * As {@link #check(WebDriver, String, String, String, List)}, the important columns unchecked.
+     */
     static void check(WebDriver page, String name, String rows, String chart) throws Exception {
+        check(page, name, rows, chart, List.of());
+    }
+
+    /**
+     * @param important headers (their text) of columns that must show at the laptop's width, 1366 px, inside the window
+     *                  (issue 58: readers, priority, state and session needed sideways scrolling); at every size each table
+     *                  fits its box, with no sideways scrolling
+     */
+    static void check(WebDriver page, String name, String rows, String chart, List<String> important) throws Exception {
         Dimension before = page.manage().window().getSize();
         try {
             for (Dimension size : SIZES) {
@@ -57,6 +69,27 @@ final class PageShots {
                 byte[] png = ((TakesScreenshot) page).getScreenshotAs(OutputType.BYTES);
                 Path dir = Files.createDirectories(Path.of("target", "page-shots"));
                 Files.write(dir.resolve(name + "-" + size.width + "x" + size.height + ".png"), png);
+                // each table's width against the room it has, kept beside the screenshot
+                Files.writeString(dir.resolve(name + "-" + size.width + "x" + size.height + ".txt"), String.valueOf(js.executeScript(
+                        "return [...document.querySelectorAll('table[id]')].map(t => t.id + ' ' + Math.round(t.getBoundingClientRect().width)"
+                        + " + ' px in ' + t.parentElement.clientWidth + ' (page ' + document.documentElement.clientWidth + ', scrolls '"
+                        + " + document.documentElement.scrollWidth + ')').join('\\n')")) + "\n");
+                // every table fits: no sideways scrolling, of its box or of the page (the secondary columns left out)
+                @SuppressWarnings("unchecked")
+                List<String> overflowing = (List<String>) js.executeScript("return [...document.querySelectorAll('table[id]')]"
+                        + ".filter(t => t.getBoundingClientRect().width > t.parentElement.clientWidth + 1"
+                        + " || t.parentElement.scrollWidth > t.parentElement.clientWidth + 1)"
+                        + ".map(t => t.id + ' ' + Math.round(t.getBoundingClientRect().width) + ' px in ' + t.parentElement.clientWidth)"
+                        + ".concat(document.documentElement.scrollWidth > document.documentElement.clientWidth + 1"
+                        + " ? ['the page ' + document.documentElement.scrollWidth + ' px in ' + document.documentElement.clientWidth] : [])");
+                assertTrue(overflowing.isEmpty(), name + " at " + size + ": wider than their room: " + overflowing);
+                if (size.width == 1366) {
+                    @SuppressWarnings("unchecked")
+                    List<String> shown = (List<String>) js.executeScript("return [...document.querySelectorAll('table[id] th')]"
+                            + ".filter(th => { const b = th.getBoundingClientRect(); return b.width > 0 && b.left >= 0 && b.right <= innerWidth; })"
+                            + ".map(th => th.firstChild ? th.firstChild.textContent.replace('\u2011', '-').trim() : '')");
+                    for (String head : important) assertTrue(shown.contains(head), name + " at " + size + ": column '" + head + "' in view: " + shown);
+                }
                 BufferedImage shot = ImageIO.read(new ByteArrayInputStream(png));
                 double dpr = r.get("dpr").doubleValue();
                 int wait = 0;

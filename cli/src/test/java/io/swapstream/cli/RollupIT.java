@@ -236,10 +236,43 @@ class RollupIT {
             });
             ServiceIT.awaitPage(page, p -> !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart circle.ready")).isEmpty()
                     && !p.findElements(org.openqa.selenium.By.cssSelector("#group-chart text.tick")).isEmpty());
-            PageShots.check(page, "fleet-page", "#processes tbody tr.row", "#group-chart");
+            // issue 58, item 13: the time it was updated in UTC, 24-hour, as the tables; a log axis with no "0" on it
+            String updated = page.findElement(org.openqa.selenium.By.id("updated")).getText();
+            assertTrue(updated.matches("[0-2][0-9]:[0-5][0-9]:[0-5][0-9] UTC"), "updated " + updated);
+            List<String> ticks = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#group-chart text.ytick")).stream()
+                    .map(org.openqa.selenium.WebElement::getText).toList());
+            assertTrue(!ticks.isEmpty() && ticks.stream().allMatch(t -> t.matches("1(0|00)? (ns|µs|ms|s)")), "decades only: " + ticks);
+            // at 1366 px both tables fit with their important columns (the secondary ones left out), at 820 px too
+            PageShots.check(page, "fleet-page", "#processes tbody tr.row", "#group-chart", List.of("process", "window (UTC)", "hosts",
+                    "ready p99", "wait p99", "total ready", "host", "processes", "its threads"));
             // and, for a process, who wakes it and whom it wakes: process names as text
             ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#wakes table.wake-table")).size() == 2
                     && p.findElements(org.openqa.selenium.By.cssSelector("#wakes td.name")).stream().anyMatch(td -> td.getText().equals("(interrupt)")));
+            // issue 58, item 17: in "each one's latest", a row of a window older than the fleet's latest says so
+            long fleetLatest = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/api/windows")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body()).get(0).path("windowStartNanos").asLong();
+            Map<String, Long> windowOf = new HashMap<>();
+            for (String kind : List.of("processes", "hosts")) {
+                for (JsonNode r : JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/api/" + kind
+                        + "?window=each&top=100")).build(), HttpResponse.BodyHandlers.ofString()).body())) {
+                    String name = r.path(kind.equals("hosts") ? "host" : "processName").asText("");
+                    windowOf.put(kind + "/" + name, r.path("windowStartNanos").asLong());
+                }
+            }
+            assertTrue(windowOf.values().stream().anyMatch(w -> w < fleetLatest), "a host or process whose latest window is older: " + windowOf);
+            ServiceIT.awaitPage(page, p -> {
+                int marked = 0;
+                for (String kind : List.of("processes", "hosts")) {
+                    for (org.openqa.selenium.WebElement tr : p.findElements(org.openqa.selenium.By.cssSelector("#" + kind + " tbody tr.row"))) {
+                        Long w = windowOf.get(kind + "/" + tr.getAttribute("data-name"));
+                        if (w == null) return false;
+                        boolean badge = !tr.findElements(org.openqa.selenium.By.cssSelector("td.window .badge")).isEmpty();
+                        if (badge != w < fleetLatest || tr.getAttribute("class").contains("stale") != w < fleetLatest) return false;
+                        if (badge) marked++;
+                    }
+                }
+                return marked > 0 && p.findElement(org.openqa.selenium.By.id("stale")).getText().contains("marked stale");
+            });
             // every column sorts both ways; the window can be picked
             org.openqa.selenium.WebElement nameHead = page.findElements(org.openqa.selenium.By.cssSelector("#processes th")).get(0);
             nameHead.click();
@@ -265,6 +298,15 @@ class RollupIT {
             new org.openqa.selenium.support.ui.Select(page.findElement(org.openqa.selenium.By.id("window"))).selectByValue(older);
             String olderShown = "showing " + java.time.Instant.ofEpochSecond(0, Long.parseLong(older)).toString().substring(0, 19).replace("T", " ") + " UTC";
             ServiceIT.awaitPage(page, p -> p.findElement(org.openqa.selenium.By.id("window-shown")).getText().equals(olderShown));
+            // in the window picked, nothing is stale; a click on a process: who woke whom in that row's window, not a newer one (item 5)
+            assertTrue(page.findElements(org.openqa.selenium.By.cssSelector("tr.stale")).isEmpty());
+            ServiceIT.settled(page, p -> {
+                p.findElements(org.openqa.selenium.By.cssSelector("#processes tbody tr.row")).get(0).click();
+                return true;
+            });
+            String wakesShown = "who woke whom in the window of " + olderShown.substring("showing ".length()) + ", all hosts";
+            ServiceIT.awaitPage(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#wakes p")).stream()
+                    .anyMatch(e -> e.getText().equals(wakesShown)));
             // a host links to its threads on the aggregate's page
             String link = ServiceIT.settled(page, p -> p.findElements(org.openqa.selenium.By.cssSelector("#hosts a.threads")).get(0)
                     .getAttribute("href"));

@@ -364,7 +364,16 @@ class ServiceIT {
             int refreshes = Integer.parseInt(page.findElement(By.id("refreshes")).getText());
             awaitPage(page, p -> Integer.parseInt(p.findElement(By.id("refreshes")).getText()) >= refreshes + 2);
             assertTrue(clicked.getAttribute("class").contains("selected"), "the selection survives two refreshes, in place");
-            PageShots.check(page, "live-page", "#threads tbody tr.row", "#windows");
+            // issue 58, item 13: the time it was updated in UTC, 24-hour, as the tables; a log axis with no "0" on it
+            String updated = page.findElement(By.id("updated")).getText();
+            assertTrue(updated.matches("[0-2][0-9]:[0-5][0-9]:[0-5][0-9] UTC"), "updated " + updated);
+            List<String> ticks = settled(page, p -> p.findElements(By.cssSelector("#windows text.ytick")).stream()
+                    .map(org.openqa.selenium.WebElement::getText).toList());
+            assertFalse(ticks.isEmpty());
+            for (String tick : ticks) assertTrue(tick.matches("1(0|00)? (ns|µs|ms|s)"), "a decade on the log axis, not '" + tick + "': " + ticks);
+            // at 1366 px the table fits with its important columns (the secondary ones left out), at 820 px too
+            PageShots.check(page, "live-page", "#threads tbody tr.row", "#windows",
+                    List.of("host", "process", "thread", "wait p99", "ready p99", "readied by", "priority", "state", "session start"));
             assertEquals(200, get(a, "/favicon.ico").status());
             // a fourth host's session arrives: the page shows it without a reload
             publish(trace("app01", 5_000), "app01").join();

@@ -59,6 +59,7 @@ public final class Peers {
     /** Every instance, this one included, as host:port. */
     List<String> all() {
         List<String> hosts = new ArrayList<>();
+        if (streams == null) return List.of(self); // no application: this instance alone (a test's)
         Collection<StreamsMetadata> all = streams.metadataForAllStreamsClients();
         for (StreamsMetadata m : all) hosts.add(m.hostInfo().host() + ":" + m.hostInfo().port());
         if (!hosts.contains(self)) hosts.add(self);

@@ -42,15 +42,36 @@ public final class RollupApi {
     private static final Kind HOSTS = new Kind("/api/hosts", RollupTopology.HOST_ROWS_STORE, "host", HostStats.SCHEMA$,
             RecordFields.numeric(HostStats.SCHEMA$));
 
-    private final KafkaStreams streams;
+    /** This instance's query stores by name; an {@link InvalidStateStoreException} while they are not queryable. */
+    private final java.util.function.Function<String, ReadOnlyKeyValueStore<String, ?>> stores;
+    /** The stage's state, for a client told to ask again. */
+    private final java.util.function.Supplier<String> state;
     private final Peers peers;
     private final String aggregatePage;
 
     /** @param aggregatePage where the fleet page sends a click on a host: the aggregate's page */
     public RollupApi(KafkaStreams streams, Peers peers, String aggregatePage) {
-        this.streams = streams;
+        this(name -> streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.keyValueStore())),
+                () -> String.valueOf(streams.state()), peers, aggregatePage);
+    }
+
+    /** Over stores given by name (a test's, in memory). */
+    RollupApi(java.util.function.Function<String, ReadOnlyKeyValueStore<String, ?>> stores, java.util.function.Supplier<String> state,
+              Peers peers, String aggregatePage) {
+        this.stores = stores;
+        this.state = state;
         this.peers = peers;
         this.aggregatePage = aggregatePage;
+    }
+
+    /** This instance's store {@code name}; a 503 (ask again) while it is not queryable. */
+    @SuppressWarnings("unchecked")
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name, String what) {
+        try {
+            return (ReadOnlyKeyValueStore<String, V>) stores.apply(name);
+        } catch (InvalidStateStoreException e) {
+            throw new StageHttp.HttpProblem(503, "the " + what + " are not queryable right now (" + state.get() + "): ask again");
+        }
     }
 
     public StageHttp.Response answer(StageHttp.Request request) throws Exception {
@@ -115,15 +136,7 @@ public final class RollupApi {
     /** The windows whose roll-ups are kept, newest first, each with its end, and how many process and host rows it has. */
     private StageHttp.Response windows(StageHttp.Request request) throws Exception {
         StageHttp.allowOnly(request.query(), List.of());
-        List<JsonNode> rows = new ArrayList<>();
-        if (request.query().containsKey("local")) {
-            rows.addAll(windowsHere());
-        } else {
-            for (String host : peers.all()) {
-                if (peers.isSelf(host)) rows.addAll(windowsHere());
-                else peers.ask(host, "/api/windows", Map.of("local", "1"), request.authorization()).forEach(rows::add);
-            }
-        }
+        List<JsonNode> rows = request.query().containsKey("local") ? windowsHere() : windowsEverywhere(request.authorization());
         java.util.TreeMap<Long, long[]> byStart = new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
         for (JsonNode n : rows) {
             long[] w = byStart.computeIfAbsent(n.path("windowStartNanos").asLong(), k -> new long[3]);
@@ -135,6 +148,16 @@ public final class RollupApi {
         byStart.forEach((start, w) -> out.addObject().put("windowStartNanos", start).put("windowEndNanos", w[0]).put("processes", w[1])
                 .put("hosts", w[2]));
         return StageHttp.Response.json(200, JSON.writeValueAsString(out));
+    }
+
+    /** Every instance's kept windows, each instance's own list. */
+    private List<JsonNode> windowsEverywhere(String authorization) throws Exception {
+        List<JsonNode> rows = new ArrayList<>();
+        for (String host : peers.all()) {
+            if (peers.isSelf(host)) rows.addAll(windowsHere());
+            else peers.ask(host, "/api/windows", Map.of("local", "1"), authorization).forEach(rows::add);
+        }
+        return rows;
     }
 
     /** This instance's kept windows: per window, its end and its rows of each kind. */
@@ -186,12 +209,7 @@ public final class RollupApi {
     /** This instance's rows: of {@code name} only when given; oldest window first. */
     private List<JsonNode> local(Kind kind, String name, boolean sketches) throws Exception {
         List<JsonNode> out = new ArrayList<>();
-        ReadOnlyKeyValueStore<String, SpecificRecordBase> store;
-        try {
-            store = streams.store(StoreQueryParameters.fromNameAndType(kind.store(), QueryableStoreTypes.keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw new StageHttp.HttpProblem(503, "the roll-ups are not queryable right now (" + streams.state() + "): ask again");
-        }
+        ReadOnlyKeyValueStore<String, SpecificRecordBase> store = store(kind.store(), "roll-ups");
         try (KeyValueIterator<String, SpecificRecordBase> it = store.all()) {
             while (it.hasNext()) {
                 var kv = it.next();
@@ -217,6 +235,9 @@ public final class RollupApi {
      * Who woke whom: a process's wakers (edges it is woken by) and the processes it wakes, in the latest
      * window that has any (or the one asked for, or every kept one), fleet-wide or of one host: each
      * host's records of an edge merged. An edge's records all live on one instance; a question goes to every one.
+     * The latest is of the windows {@code /api/windows} lists (whose roll-ups have closed): edges of a window still
+     * open come in before its roll-ups, and a page showing a row of the latest closed window would otherwise
+     * speak of a newer minute than the row.
      */
     private StageHttp.Response wakes(StageHttp.Request request) throws Exception {
         Map<String, String> q = request.query();
@@ -232,19 +253,23 @@ public final class RollupApi {
         List<JsonNode> edges = new ArrayList<>();
         if (q.containsKey("local")) {
             edges.addAll(wakesHere(process, window, host));
-        } else {
-            Map<String, String> lq = new HashMap<>(q);
-            lq.put("local", "1");
-            for (String peer : peers.all()) {
-                if (peers.isSelf(peer)) edges.addAll(wakesHere(process, window, host));
-                else peers.ask(peer, "/api/wakes", lq, request.authorization()).forEach(edges::add);
-            }
+            return StageHttp.Response.json(200, JSON.writeValueAsString(JSON.valueToTree(edges)));
         }
-        if (q.containsKey("local")) return StageHttp.Response.json(200, JSON.writeValueAsString(JSON.valueToTree(edges)));
+        // the latest: every instance's edges of every window, then the newest window listed that has any
+        String asked = window.equals("latest") ? "all" : window;
+        Map<String, String> lq = new HashMap<>(q);
+        lq.put("window", asked);
+        lq.put("local", "1");
+        for (String peer : peers.all()) {
+            if (peers.isSelf(peer)) edges.addAll(wakesHere(process, asked, host));
+            else peers.ask(peer, "/api/wakes", lq, request.authorization()).forEach(edges::add);
+        }
         Long chosen = null;
         if (window.equals("latest")) {
-            chosen = edges.stream().map(n -> n.path("windowStartNanos").asLong()).max(Long::compare).orElse(null);
-            long w = chosen == null ? 0 : chosen;
+            java.util.Set<Long> listed = new java.util.HashSet<>();
+            for (JsonNode w : windowsEverywhere(request.authorization())) listed.add(w.path("windowStartNanos").asLong());
+            chosen = edges.stream().map(n -> n.path("windowStartNanos").asLong()).filter(listed::contains).max(Long::compare).orElse(null);
+            long w = chosen == null ? Long.MIN_VALUE : chosen;
             edges.removeIf(n -> n.path("windowStartNanos").asLong() != w);
         } else if (!window.equals("all")) {
             chosen = Long.parseLong(window);
@@ -270,12 +295,7 @@ public final class RollupApi {
      * given, or all: each host's and session's records of an edge and window merged, with how many hosts.
      */
     private List<JsonNode> wakesHere(String process, String window, String host) {
-        ReadOnlyKeyValueStore<String, WakeEdge> store;
-        try {
-            store = streams.store(StoreQueryParameters.fromNameAndType(RollupTopology.WAKE_EDGES_STORE, QueryableStoreTypes.keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw new StageHttp.HttpProblem(503, "the wake edges are not queryable right now (" + streams.state() + "): ask again");
-        }
+        ReadOnlyKeyValueStore<String, WakeEdge> store = store(RollupTopology.WAKE_EDGES_STORE, "wake edges");
         Map<String, WakeEdge> merged = new java.util.LinkedHashMap<>();
         Map<String, java.util.Set<String>> hosts = new HashMap<>();
         try (KeyValueIterator<String, WakeEdge> it = window.matches("[0-9]+")

@@ -248,8 +248,17 @@ public final class StageHttp implements AutoCloseable {
     }
 
     public void start() {
-        // an unknown path gets the one error shape, as every other answer
-        if (!rootRouted) route("/", request -> { throw new HttpProblem(404, "no such resource: " + request.path()); });
+        // a stage without a page of its own: / lists what it serves; any other unknown path gets the one error shape
+        if (!rootRouted) {
+            List<String> served = routes.stream().map(Routed::prefix).sorted().toList();
+            route("/", request -> {
+                if (!request.path().equals("/")) throw new HttpProblem(404, "no such resource: " + request.path());
+                allowOnly(request.query(), List.of());
+                var index = RecordJson.MAPPER.createObjectNode();
+                served.forEach(index.putArray("routes")::add);
+                return Response.json(200, index.toString());
+            });
+        }
         try {
             server.start();
         } catch (Exception e) {
@@ -342,7 +351,9 @@ public final class StageHttp implements AutoCloseable {
             Response r;
             try {
                 if (!request.getMethod().equals("GET") && !request.getMethod().equals("HEAD")) {
-                    r = Response.text(405, "only GET");
+                    // read-only: the one error shape, and what it takes instead
+                    response.getHeaders().put(HttpHeader.ALLOW, ALLOWED_METHODS);
+                    r = Response.error(405, request.getMethod() + " is not taken here: only " + ALLOWED_METHODS);
                 } else {
                     Map<String, String> query;
                     try {
@@ -369,14 +380,22 @@ public final class StageHttp implements AutoCloseable {
         }
     }
 
+    /** What every route takes: they only read. */
+    static final String ALLOWED_METHODS = "GET, HEAD";
+
+    /**
+     * The query's parameters, decoded; a parameter given twice ({@code top=10&top=20}) is a 400: which one was meant is
+     * not for the server to guess.
+     */
     static Map<String, String> query(String raw) {
         Map<String, String> m = new LinkedHashMap<>();
         if (raw == null || raw.isEmpty()) return m;
         for (String part : raw.split("&")) {
+            if (part.isEmpty()) continue; // a=1&&b=2
             int eq = part.indexOf('=');
             String k = URLDecoder.decode(eq < 0 ? part : part.substring(0, eq), StandardCharsets.UTF_8);
             String v = eq < 0 ? "" : URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
-            m.put(k, v);
+            if (m.putIfAbsent(k, v) != null) throw new HttpProblem(400, "parameter '" + k + "' is given more than once; give it once");
         }
         return m;
     }
