@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'git -C "$repo" worktree remove --force "$work/src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 git -C "$repo" worktree add -q --detach "$work/src" "$commit"
 # its own tests ran when it was released; the registry is not needed to build it
-(cd "$work/src" && mvn -B -ntp -q package -DskipTests -Dregistry.skip -pl cli -am >&2)
+(cd "$work/src" && mvn -B -ntp -q -Dstyle.color=never package -DskipTests -Dregistry.skip -pl cli -am >&2)
 mkdir -p "$(dirname "$out")"
 cp "$work/src/cli/target/swapstream.jar" "$out"
 echo "$out"

@@ -154,8 +154,11 @@ class RollingUpgradeIT {
             build.destroyForcibly();
             throw new AssertionError("building 0.1.0's jar took over 15 minutes:\n" + Files.readString(out));
         }
-        List<String> lines = Files.readAllLines(out);
-        assertEquals(0, build.exitValue(), "scripts/release-jar.sh 0.1.0:\n" + String.join("\n", lines));
-        return Path.of(lines.get(lines.size() - 1).strip());
+        String printed = Files.readString(out);
+        assertEquals(0, build.exitValue(), "scripts/release-jar.sh 0.1.0:\n" + printed);
+        // the jar's path is the last thing it prints; Maven's terminal codes may stand before it on that line
+        java.util.regex.Matcher jar = java.util.regex.Pattern.compile("(/[^\\s\\x1b]+\\.jar)\\s*$").matcher(printed);
+        if (!jar.find()) throw new AssertionError("scripts/release-jar.sh 0.1.0 named no jar:\n" + printed);
+        return Path.of(jar.group(1));
     }
 }
