@@ -1,0 +1,206 @@
+package io.swapstream.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.ingest.BufferPublisher;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.SessionPartitioner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code export}: a session published whole comes back byte for byte the file that was ingested (every shared
+ * real file, generated traces of both encodings); a live one, followed by an ingester killed with SIGKILL
+ * mid-file, as far as published; and each bad request is one line with exit status 2.
+ */
+@ExtendWith(KafkaBroker.class)
+class ExportIT {
+    @TempDir Path dir;
+    final String prefix = "export" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    static final int PARTITIONS = 3;
+
+    String[] kafka(KafkaBroker.Bootstrap k, String... more) {
+        List<String> a = new ArrayList<>(List.of(more));
+        a.addAll(List.of("-b", k.servers(), "--topic-prefix", prefix, "--partitions", Integer.toString(PARTITIONS)));
+        return a.toArray(String[]::new);
+    }
+
+    static Path generated(Path at, String mode, long minute) throws Exception {
+        GeneratorOptions o = GeneratorOptions.defaults().withMode(mode).withSwitches(15_000).withBufferSize(8 * 1024).withSeed(minute)
+                .withStartTime(134_000_000_000_000_000L + minute * 600_000_000L);
+        TraceGenerator.generate(at, o, MaximumWaitReason.forBuild(o.build()));
+        return at;
+    }
+
+    /** Ingests {@code f} whole as {@code host}, exports its session and checks the export is the file, byte for byte. */
+    void roundTrip(KafkaBroker.Bootstrap k, Path f, String host) throws Exception {
+        CliRunner in = CliRunner.run(kafka(k, "ingest", "--host", host, f.toString()));
+        assertEquals(0, in.exit(), f + ": " + in.err());
+        String session = BufferPublisher.sessionOf(f, host);
+        Path out = dir.resolve(host + ".etl");
+        CliRunner ex = CliRunner.run(kafka(k, "export", "--session", session, "-o", out.toString()));
+        assertEquals(0, ex.exit(), f + ": " + ex.err());
+        assertEquals(-1, Files.mismatch(f, out), f + ": the export differs from the file ingested (" + ex.out() + ")");
+    }
+
+    @Test
+    void generatedTracesOfBothEncodingsExportByteForByte(KafkaBroker.Bootstrap k) throws Exception {
+        roundTrip(k, generated(dir.resolve("cswitch.etl"), "cswitch", 1), "gen-cswitch");
+        roundTrip(k, generated(dir.resolve("compact.etl"), "compact", 2), "gen-compact");
+        // the same file ingested again: its buffers are on the topic twice, the export holds them once
+        Path again = generated(dir.resolve("again.etl"), "compact", 3);
+        assertEquals(0, CliRunner.run(kafka(k, "ingest", "--host", "gen-again", again.toString())).exit());
+        roundTrip(k, again, "gen-again");
+    }
+
+    @Test
+    void everySharedRealFileExportsByteForByte(KafkaBroker.Bootstrap k) throws Exception {
+        Path testdata = InspectRealFilesTest.testdata();
+        List<Path> files;
+        try (Stream<Path> s = Files.list(testdata)) {
+            files = s.filter(p -> p.toString().endsWith(".etl")).sorted().toList();
+        }
+        assertFalse(files.isEmpty());
+        int i = 0;
+        for (Path f : files) roundTrip(k, f, "real" + i++);
+    }
+
+    @Test
+    void badRequestsAreOneLineWithExitTwo(KafkaBroker.Bootstrap k) throws Exception {
+        Path f = generated(dir.resolve("bad.etl"), "compact", 4);
+        assertEquals(0, CliRunner.run(kafka(k, "ingest", "--host", "bad", f.toString())).exit());
+        String session = BufferPublisher.sessionOf(f, "bad");
+
+        String unknown = "bad:Swapstream:" + (134_000_000_000_000_000L + 7);
+        CliRunner r = CliRunner.run(kafka(k, "export", "--session", unknown, "-o", dir.resolve("u.etl").toString()));
+        assertOneLine(r, "no record of it");
+        assertFalse(Files.exists(dir.resolve("u.etl")));
+
+        r = CliRunner.run(kafka(k, "export", "--session", "not-a-session", "-o", dir.resolve("n.etl").toString()));
+        assertOneLine(r, "is not a session id");
+
+        Path locked = Files.createDirectories(dir.resolve("locked"));
+        assertTrue(locked.toFile().setWritable(false));
+        try {
+            if (!Files.isWritable(locked)) { // root writes anywhere: then there is nothing to refuse
+                r = CliRunner.run(kafka(k, "export", "--session", session, "-o", locked.resolve("x.etl").toString()));
+                assertOneLine(r, "permission denied");
+            }
+        } finally {
+            locked.toFile().setWritable(true);
+        }
+        r = CliRunner.run(kafka(k, "export", "--session", session, "-o", dir.resolve("missing/x.etl").toString()));
+        assertOneLine(r, "does not exist");
+
+        // retention took the session's first records: what the topic still holds is said
+        String topic = prefix + "raw-buffers";
+        TopicPartition tp = new TopicPartition(topic, SessionPartitioner.partition(session, PARTITIONS));
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", k.servers()))) {
+            long firstOfSession = firstOffsetOf(k, tp, session);
+            admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(firstOfSession + 2))).all().get();
+        }
+        r = CliRunner.run(kafka(k, "export", "--session", session, "-o", dir.resolve("gone.etl").toString()));
+        assertOneLine(r, "no longer holds it whole: it holds buffers 2 to ");
+        assertFalse(Files.exists(dir.resolve("gone.etl")));
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(List.of(), s.filter(p -> p.toString().endsWith(".part")).toList(), "no partial file is left");
+        }
+    }
+
+    static void assertOneLine(CliRunner r, String expected) {
+        assertEquals(Swapstream.EXIT_BAD_INPUT, r.exit(), r.err());
+        assertTrue(r.err().contains(expected), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+    }
+
+    static long firstOffsetOf(KafkaBroker.Bootstrap k, TopicPartition tp, String session) {
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]>(Map.of("bootstrap.servers", k.servers(),
+                "isolation.level", "read_committed"), new org.apache.kafka.common.serialization.StringDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp)).get(tp);
+            while (c.position(tp) < end) {
+                for (var r : c.poll(Duration.ofMillis(500))) if (session.equals(r.key())) return r.offset();
+            }
+        }
+        throw new AssertionError("no record of " + session + " in " + tp);
+    }
+
+    /** Exports {@code session} until the topic holds a committed buffer of it; a bound for a broken ingester, not a timing. */
+    void awaitExport(KafkaBroker.Bootstrap k, String session, Path out) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            CliRunner r = CliRunner.run(kafka(k, "export", "--session", session, "-o", out.toString()));
+            if (r.exit() == 0) return;
+            if (System.nanoTime() > deadline) throw new AssertionError("no committed buffer of " + session + ": " + r.err());
+            Thread.sleep(200);
+        }
+    }
+
+    /**
+     * A growing file followed by {@code ingest --watch}, the ingester killed with SIGKILL mid-file and started again:
+     * exported while the logger writes, the file as far as published (a prefix of it, whole buffers); once all is
+     * published, the file.
+     */
+    @Test
+    void aLiveSessionExportsAsFarAsPublishedAndWholeAtTheEnd(KafkaBroker.Bootstrap k) throws Exception {
+        Path whole = generated(dir.resolve("whole.etl"), "compact", 5);
+        Path watched = Files.createDirectories(dir.resolve("traces"));
+        Path file = watched.resolve("live.etl");
+        Path log = dir.resolve("ingest.log");
+        String session = BufferPublisher.sessionOf(whole, "live");
+        StageProcess ingest = StageProcess.start(log, kafka(k, "ingest", "--watch", watched.toString(), "--host-from-file-name",
+                "--quiet", LiveSessionIT.GATED_QUIET, "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(60));
+        try (GatedReplay writer = GatedReplay.start(whole, file, 1000, 0.4, 0.7)) {
+            writer.awaitAt(0);
+            // killed once some of the file is committed, so that the ingester started again resumes it mid-file
+            awaitExport(k, session, dir.resolve("first.etl"));
+            ingest.kill9();
+            writer.pass(0);
+            ingest = StageProcess.start(log, kafka(k, "ingest", "--watch", watched.toString(), "--host-from-file-name",
+                    "--quiet", LiveSessionIT.GATED_QUIET, "--poll", "200ms")).awaitLog("resuming session", Duration.ofSeconds(60));
+            writer.awaitAt(1);
+            Path mid = dir.resolve("mid.etl");
+            CliRunner r = CliRunner.run(kafka(k, "export", "--session", session, "-o", mid.toString()));
+            assertEquals(0, r.exit(), r.err());
+            assertTrue(r.out().contains("as far as published"), r.out());
+            byte[] got = Files.readAllBytes(mid);
+            byte[] written = Files.readAllBytes(file);
+            assertTrue(got.length > 0 && got.length <= written.length, got.length + " of " + written.length);
+            assertArrayEquals(Arrays.copyOf(written, got.length), got, "the live export is the file as far as published");
+            writer.pass(1);
+            writer.join();
+            // a second of quiet ends the file, now whole
+            ingest.close();
+            ingest = StageProcess.start(log, kafka(k, "ingest", "--watch", watched.toString(), "--host-from-file-name",
+                    "--quiet", "1s", "--poll", "200ms"));
+            ingest.awaitLog(file + ": no growth for", Duration.ofSeconds(120));
+        } finally {
+            ingest.close();
+        }
+        Path out = dir.resolve("live-export.etl");
+        CliRunner r = CliRunner.run(kafka(k, "export", "--session", session, "-o", out.toString()));
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.out().contains("as far as published"), r.out());
+        assertEquals(-1, Files.mismatch(file, out), "the export of the ended session is the file: " + r.out());
+    }
+}
