@@ -14,8 +14,9 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "export", description = "A session back out of etw.raw-buffers (committed records) as the .etl file that was"
-        + " ingested, byte for byte; a live session as far as it has been published.")
+@Command(name = "export", description = "Traces back out of etw.raw-buffers (committed records) as .etl files: --session, the file"
+        + " that was ingested, byte for byte (a live session as far as published); --host with --from and --to, a file per session"
+        + " of the host overlapping the range, with its start's rundown and every buffer holding an event in the range.")
 final class ExportCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
@@ -24,8 +25,18 @@ final class ExportCommand implements Callable<Integer> {
             + " `tail sessions` show it")
     String session;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "the .etl file to write (replaced if it exists)")
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE or DIR", description = "with --session, the .etl file to write (replaced"
+            + " if it exists); with --host, the folder the files go into (default: the current one), each HOST-LOGGER-START.etl")
     Path output;
+
+    @Option(names = "--host", paramLabel = "HOST", description = "export the sessions of this host between --from and --to")
+    String host;
+
+    @Option(names = "--from", paramLabel = "TIME", description = "with --host: the range's start, an ISO-8601 instant (2026-11-28T14:03:00Z)")
+    String from;
+
+    @Option(names = "--to", paramLabel = "TIME", description = "with --host: the range's end (excluded)")
+    String to;
 
     @Option(names = "--from-beginning", description = "read the session's partition from its start, not from the session's"
             + " start time less an hour: for an ingester whose clock was more than an hour behind the trace host's")
@@ -33,7 +44,10 @@ final class ExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (session == null) throw new UserInputException("--session ID is required");
+        if (session != null && host != null) throw new UserInputException("--session and --host exclude each other");
+        if (host != null) return range();
+        if (from != null || to != null) throw new UserInputException("--from and --to go with --host");
+        if (session == null) throw new UserInputException("give --session ID -o FILE, or --host HOST --from TIME --to TIME");
         if (output == null) throw new UserInputException("--session needs -o FILE");
         try {
             RawSessionReader.startMillis(session);
@@ -64,6 +78,69 @@ final class ExportCommand implements Callable<Integer> {
         } finally {
             Files.deleteIfExists(part);
         }
+    }
+
+    private Integer range() throws Exception {
+        if (from == null || to == null) throw new UserInputException("--host needs --from and --to");
+        String problem = io.swapstream.etw.LogfileHeader.hostProblem(host);
+        if (problem != null) throw new UserInputException("--host: " + problem);
+        long fromNanos = instantNanos("--from", from);
+        long toNanos = instantNanos("--to", to);
+        if (toNanos <= fromNanos) throw new UserInputException("--to " + to + " is not after --from " + from);
+        Path dir = output == null ? Path.of(".") : output;
+        if (!Files.isDirectory(dir)) throw new UserInputException("-o: " + dir + " is not a folder");
+        kafka.validate(true);
+        Path probe = partFile(dir.resolve("export.etl"));
+        Files.delete(probe);
+        String bootstrap = kafka.connect();
+        PrintWriter out = spec.commandLine().getOut();
+        int files = 0;
+        try (RawSessionReader reader = new RawSessionReader(bootstrap, kafka.prefix, kafka.clientConfig())) {
+            var sessions = reader.sessionsOf(host, Math.floorDiv(fromNanos, 1_000_000), Math.floorDiv(toNanos, 1_000_000));
+            for (String s : sessions) {
+                RangeExport.Plan plan;
+                try {
+                    plan = RangeExport.plan(reader, s, fromBeginning, fromNanos, toNanos);
+                } catch (RawSessionReader.Unavailable e) {
+                    throw new UserInputException(e.getMessage());
+                }
+                if (plan.inRange() == 0) continue;
+                Path target = dir.resolve(fileName(s));
+                Path part = partFile(target);
+                try {
+                    long n = RangeExport.write(reader, s, fromBeginning, plan, part);
+                    Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    out.println(target + ": session " + s + ", " + n + " buffers (" + plan.inRange() + " with events in the range)");
+                    files++;
+                } finally {
+                    Files.deleteIfExists(part);
+                }
+            }
+            if (files == 0) {
+                throw new UserInputException("no buffer of host " + host + " holds an event from " + from + " to " + to + " in "
+                        + reader.topic() + (sessions.isEmpty() ? " (no session of it published since an hour before --from)"
+                        : " (sessions " + String.join(", ", sessions) + " hold none there)"));
+            }
+        }
+        out.flush();
+        return 0;
+    }
+
+    static long instantNanos(String option, String value) {
+        try {
+            java.time.Instant i = java.time.Instant.parse(value);
+            return Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000_000L), i.getNano());
+        } catch (java.time.format.DateTimeParseException | ArithmeticException e) {
+            throw new UserInputException(option + ": '" + value + "' is not an ISO-8601 instant such as 2026-11-28T14:03:00Z");
+        }
+    }
+
+    /** HOST-LOGGER-START.etl, the logger's name kept to what any file system takes. */
+    static String fileName(String session) {
+        int first = session.indexOf(':');
+        int last = session.lastIndexOf(':');
+        String logger = session.substring(first + 1, last).replaceAll("[^A-Za-z0-9._-]", "_");
+        return session.substring(0, first) + "-" + logger + "-" + session.substring(last + 1) + ".etl";
     }
 
     /**

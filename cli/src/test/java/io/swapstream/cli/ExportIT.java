@@ -203,4 +203,88 @@ class ExportIT {
         assertFalse(r.out().contains("as far as published"), r.out());
         assertEquals(-1, Files.mismatch(file, out), "the export of the ended session is the file: " + r.out());
     }
+
+    /**
+     * A range of a session: its export passes {@code inspect} cleanly, and {@code stats --window 60s} on it gives the
+     * original's rows for every window wholly inside the range.
+     */
+    @Test
+    void aRangeExportInspectsCleanlyAndKeepsTheStatisticsOfItsWindows(KafkaBroker.Bootstrap k) throws Exception {
+        GeneratorOptions o = GeneratorOptions.defaults().withMode("compact").withShape(4, 3, 3).withSwitches(400_000)
+                .withBufferSize(8 * 1024).withSeed(6).withStartTime(134_000_000_000_000_000L);
+        Path f = dir.resolve("range.etl");
+        TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
+        assertEquals(0, CliRunner.run(kafka(k, "ingest", "--host", "rangehost", f.toString())).exit());
+        long window = LiveSessionIT.WINDOW;
+        // from the middle of the first window to the start of the last: the windows between lie wholly inside
+        List<Long> windows = windowRows(f, Long.MIN_VALUE, Long.MAX_VALUE).stream().map(ExportIT::windowStart).distinct().sorted().toList();
+        assertTrue(windows.size() >= 4, windows.toString());
+        long from = windows.get(0) + window / 2;
+        long to = windows.get(windows.size() - 1);
+        Path out = Files.createDirectories(dir.resolve("range"));
+        CliRunner r = CliRunner.run(kafka(k, "export", "--host", "rangehost", "--from", java.time.Instant.ofEpochSecond(0, from).toString(),
+                "--to", java.time.Instant.ofEpochSecond(0, to).toString(), "-o", out.toString()));
+        assertEquals(0, r.exit(), r.err());
+        List<Path> written;
+        try (Stream<Path> s = Files.list(out)) {
+            written = s.toList();
+        }
+        assertEquals(1, written.size(), written.toString());
+        Path part = written.get(0);
+        assertTrue(Files.size(part) < Files.size(f), "the range is part of the file");
+
+        CliRunner inspect = CliRunner.run("inspect", part.toString());
+        assertEquals(0, inspect.exit(), inspect.err() + inspect.out());
+        assertEquals("", inspect.err());
+
+        List<String> whole = windowRows(f, from, to);
+        List<String> range = windowRows(part, from, to);
+        assertFalse(whole.isEmpty());
+        assertEquals(List.of(), differences(whole, range), "rows of the whole windows in the range differ");
+        System.out.printf("ExportIT: range of %d bytes of %d, %d rows in its whole windows%n", Files.size(part), Files.size(f), whole.size());
+    }
+
+    /** What differs between two row lists: a key missing from either, or the fields of a key that differ. */
+    static List<String> differences(List<String> expected, List<String> got) throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<String, com.fasterxml.jackson.databind.JsonNode> a = new java.util.TreeMap<>();
+        Map<String, com.fasterxml.jackson.databind.JsonNode> b = new java.util.TreeMap<>();
+        for (String l : expected) { var n = json.readTree(l); a.put(n.get("threadId") + "/" + n.get("windowStartNanos"), n); }
+        for (String l : got) { var n = json.readTree(l); b.put(n.get("threadId") + "/" + n.get("windowStartNanos"), n); }
+        List<String> out = new ArrayList<>();
+        for (String key : a.keySet()) {
+            if (!b.containsKey(key)) { out.add(key + " missing"); continue; }
+            List<String> fields = new ArrayList<>();
+            a.get(key).fieldNames().forEachRemaining(f -> { if (!a.get(key).get(f).equals(b.get(key).get(f))) fields.add(f + "=" + a.get(key).get(f) + "/" + b.get(key).get(f)); });
+            if (!fields.isEmpty()) out.add(key + " " + String.join(" ", fields).replaceAll("Sketch=\\S+", "Sketch"));
+        }
+        for (String key : b.keySet()) if (!a.containsKey(key)) out.add(key + " extra");
+        return out;
+    }
+
+    static long windowStart(String row) {
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(row).get("windowStartNanos").asLong();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The rows of {@code stats --window 60s} whose window lies within [from, to), sorted. */
+    static List<String> windowRows(Path f, long from, long to) throws Exception {
+        CliRunner r = CliRunner.run("stats", "--window", "60s", "--host", "rangehost", f.toString());
+        assertTrue(r.exit() == 0 || r.exit() == Swapstream.EXIT_NO_SWITCHES, r.err());
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> rows = new ArrayList<>();
+        for (String line : r.out().split("\n")) {
+            if (line.isBlank()) continue;
+            var row = json.readTree(line);
+            var s = row.get("windowStartNanos");
+            var e = row.get("windowEndNanos");
+            if (s == null || s.isNull() || s.asLong() < from || e.asLong() > to) continue;
+            rows.add(line);
+        }
+        rows.sort(null);
+        return rows;
+    }
 }

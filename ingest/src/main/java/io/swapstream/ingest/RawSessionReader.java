@@ -146,6 +146,38 @@ public final class RawSessionReader implements AutoCloseable {
         return new Outcome(scan.next, scan.bytes, scan.ended, scan.incomplete, tp.partition(), from, scan.scanned);
     }
 
+    /**
+     * The sessions of {@code host} with a record published since {@code fromMs} less {@link #CLOCK_MARGIN} that began
+     * by {@code toMs}: every session with an event in that range, since a buffer is published after its events. Reads
+     * every partition from there to its end.
+     */
+    public java.util.SortedSet<String> sessionsOf(String host, long fromMs, long toMs) {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic);
+        if (infos == null || infos.isEmpty()) throw new Unavailable("topic " + topic + " does not exist");
+        List<TopicPartition> parts = infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+        consumer.assign(parts);
+        Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+        Map<TopicPartition, Long> times = new HashMap<>();
+        for (TopicPartition tp : parts) times.put(tp, Math.max(0, fromMs - CLOCK_MARGIN.toMillis()));
+        Map<TopicPartition, OffsetAndTimestamp> at = consumer.offsetsForTimes(times);
+        for (TopicPartition tp : parts) consumer.seek(tp, at.get(tp) == null ? end.get(tp) : at.get(tp).offset());
+        java.util.SortedSet<String> found = new java.util.TreeSet<>();
+        String prefix = host + ":";
+        while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                if (r.offset() >= end.get(new TopicPartition(r.topic(), r.partition()))) continue;
+                String key = r.key();
+                if (key == null || !key.startsWith(prefix) || found.contains(key)) continue;
+                try {
+                    if (startMillis(key) <= toMs) found.add(key);
+                } catch (IllegalArgumentException e) {
+                    // not a session id: not the ingester's
+                }
+            }
+        }
+        return found;
+    }
+
     /** One pass over a partition; writes nothing unless the session's first buffer comes first. */
     private final class Scan {
         final String session;
