@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import io.swapstream.http.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -105,10 +106,13 @@ final class ExportCommand implements Callable<Integer> {
                     throw new UserInputException(e.getMessage());
                 }
                 if (plan.inRange() == 0) continue;
-                Path target = dir.resolve(fileName(s));
+                Path target = dir.resolve(io.swapstream.http.EtlApi.fileName(s));
                 Path part = partFile(target);
                 try {
-                    long n = RangeExport.write(reader, s, fromBeginning, plan, part);
+                    long n;
+                    try (OutputStream o = new java.io.BufferedOutputStream(Files.newOutputStream(part), 1 << 16)) {
+                        n = RangeExport.write(reader, s, fromBeginning, plan, o);
+                    }
                     Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                     out.println(target + ": session " + s + ", " + n + " buffers (" + plan.inRange() + " with events in the range)");
                     files++;
@@ -133,14 +137,6 @@ final class ExportCommand implements Callable<Integer> {
         } catch (java.time.format.DateTimeParseException | ArithmeticException e) {
             throw new UserInputException(option + ": '" + value + "' is not an ISO-8601 instant such as 2026-11-28T14:03:00Z");
         }
-    }
-
-    /** HOST-LOGGER-START.etl, the logger's name kept to what any file system takes. */
-    static String fileName(String session) {
-        int first = session.indexOf(':');
-        int last = session.lastIndexOf(':');
-        String logger = session.substring(first + 1, last).replaceAll("[^A-Za-z0-9._-]", "_");
-        return session.substring(0, first) + "-" + logger + "-" + session.substring(last + 1) + ".etl";
     }
 
     /**

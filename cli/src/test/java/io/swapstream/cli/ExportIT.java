@@ -287,4 +287,50 @@ class ExportIT {
         rows.sort(null);
         return rows;
     }
+
+    /**
+     * {@code GET /api/sessions/{id}/etl}: the file, streamed; with from and to, the range; an unknown session a 404 and
+     * a bad time a 400, in the one error shape.
+     */
+    @Test
+    void theApiStreamsASessionAndItsRange(KafkaBroker.Bootstrap k) throws Exception {
+        Path f = generated(dir.resolve("api.etl"), "cswitch", 8);
+        assertEquals(0, CliRunner.run(kafka(k, "ingest", "--host", "apihost", f.toString())).exit());
+        String session = BufferPublisher.sessionOf(f, "apihost");
+        try (io.swapstream.http.StageHttp server = io.swapstream.http.StageHttp.bind("127.0.0.1:0")) {
+            server.route(io.swapstream.http.EtlApi.PREFIX, new io.swapstream.http.EtlApi(k.servers(), prefix, Map.of())::answer);
+            server.start();
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + server.port() + io.swapstream.http.EtlApi.PREFIX;
+            java.util.function.Function<String, java.net.http.HttpResponse<byte[]>> get = url -> {
+                try {
+                    return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            String id = java.net.URLEncoder.encode(session, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+            var whole = get.apply(base + id + "/etl");
+            assertEquals(200, whole.statusCode());
+            assertArrayEquals(Files.readAllBytes(f), whole.body());
+
+            long start = LiveSessionIT.TraceStart.of(f);
+            String from = java.time.Instant.ofEpochSecond(0, start + 1_000_000_000L).toString();
+            String to = java.time.Instant.ofEpochSecond(0, start + 2_000_000_000L).toString();
+            var range = get.apply(base + id + "/etl?from=" + from + "&to=" + to);
+            assertEquals(200, range.statusCode(), new String(range.body()));
+            assertTrue(range.body().length > 0 && range.body().length < whole.body().length, range.body().length + " bytes");
+            Path part = Files.write(dir.resolve("api-range.etl"), range.body());
+            CliRunner inspect = CliRunner.run("inspect", part.toString());
+            assertEquals(0, inspect.exit(), inspect.err());
+
+            var unknown = get.apply(base + "apihost%3AX%3A12345/etl");
+            assertEquals(404, unknown.statusCode());
+            assertTrue(new String(unknown.body()).startsWith("{\"error\":"), new String(unknown.body()));
+            var bad = get.apply(base + id + "/etl?from=yesterday&to=" + to);
+            assertEquals(400, bad.statusCode());
+            assertTrue(new String(bad.body()).startsWith("{\"error\":"), new String(bad.body()));
+        }
+    }
 }

@@ -146,6 +146,27 @@ public final class RawSessionReader implements AutoCloseable {
         return new Outcome(scan.next, scan.bytes, scan.ended, scan.incomplete, tp.partition(), from, scan.scanned);
     }
 
+    /** Thrown by a sink to stop a read once it has what it wanted. */
+    private static final class Enough extends RuntimeException {
+        Enough() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * Checks that the topic holds {@code session} from its first buffer, reading up to that record only: throws
+     * {@link Unavailable} as {@link #read} would.
+     */
+    public void probe(String session) throws IOException {
+        try {
+            read(session, false, b -> {
+                throw new Enough();
+            });
+        } catch (Enough e) {
+            // its first buffer is there
+        }
+    }
+
     /**
      * The sessions of {@code host} with a record published since {@code fromMs} less {@link #CLOCK_MARGIN} that began
      * by {@code toMs}: every session with an event in that range, since a buffer is published after its events. Reads

@@ -1,19 +1,17 @@
-package io.swapstream.cli;
+package io.swapstream.http;
 
 import io.swapstream.decode.ProcessEvent;
 import io.swapstream.decode.ThreadEvent;
+
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
-import io.swapstream.etw.TraceEvent;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.io.OutputStream;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -29,13 +27,13 @@ import java.util.Map;
  * <p>Two passes over the session's records, so that memory stays at a few buffers whatever the session's size: the
  * first decides which buffers go (a bit each), the second writes them.
  */
-final class RangeExport {
+public final class RangeExport {
     /** What the first pass found: the buffers to write, and what the header is to say of them. */
-    record Plan(BitSet include, long inRange, long lastEventNanos, boolean eventsLost, boolean buffersLost) {}
+    public record Plan(BitSet include, long inRange, long lastEventNanos, boolean eventsLost, boolean buffersLost) {}
 
     private RangeExport() {}
 
-    static Plan plan(RawSessionReader reader, String session, boolean fromBeginning, long fromNanos, long toNanos) throws IOException {
+    public static Plan plan(RawSessionReader reader, String session, boolean fromBeginning, long fromNanos, long toNanos) throws IOException {
         BitSet include = new BitSet();
         Map<Integer, Long> lastBefore = new HashMap<>();
         Map<Integer, Boolean> reached = new HashMap<>();
@@ -93,51 +91,53 @@ final class RangeExport {
         return new Plan(include, inRange[0], last[0], lost[0], lost[1]);
     }
 
-    /** Writes the planned buffers to {@code out} and rewrites its logfile header; returns the buffers written. */
-    static long write(RawSessionReader reader, String session, boolean fromBeginning, Plan plan, Path out) throws IOException {
+    /**
+     * Writes the planned buffers to {@code out}, the logfile header's buffer rewritten for them; returns the buffers
+     * written. The plan knows every count, so nothing is written twice and {@code out} may be a network stream.
+     */
+    public static long write(RawSessionReader reader, String session, boolean fromBeginning, Plan plan, OutputStream out)
+            throws IOException {
         long[] written = {0};
-        int[] payload = {-1};
-        int[] pointerSize = {8};
-        LogfileHeader[] original = new LogfileHeader[1];
-        try (FileChannel ch = FileChannel.open(out, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            reader.read(session, fromBeginning, b -> {
-                if (!plan.include().get((int) b.index())) return;
-                if (b.index() == 0) {
-                    if (b.header().compressed()) {
-                        throw new RawSessionReader.Unavailable("session " + session + ": its first buffer is compressed; its header cannot be rewritten");
-                    }
-                    BufferDecoder d = new BufferDecoder();
-                    d.load(session, 0, b.bytes(), 0, b.bytes().length);
-                    d.walk(ev -> {
-                        if (payload[0] < 0 && LogfileHeader.isHeaderEvent(ev)) {
-                            payload[0] = ev.payloadOffset();
-                            pointerSize[0] = ev.pointerSize();
-                            original[0] = LogfileHeader.parse(ev, d);
-                        }
-                    });
+        int count = plan.include().cardinality();
+        reader.read(session, fromBeginning, b -> {
+            if (!plan.include().get((int) b.index())) return;
+            byte[] bytes = b.bytes();
+            if (b.index() == 0) {
+                if (b.header().compressed()) {
+                    throw new RawSessionReader.Unavailable("session " + session + ": its first buffer is compressed; its header cannot be rewritten");
                 }
-                ByteBuffer bb = ByteBuffer.wrap(b.bytes());
-                while (bb.hasRemaining()) ch.write(bb);
-                written[0]++;
-            });
-            if (payload[0] < 0) {
-                throw new IllegalStateException("session " + session + ": no logfile header found in its first buffer");
+                rewriteHeader(session, bytes, count, plan);
             }
-            // the header buffer is never compressed: its event's payload sits at the same place in the file
-            ByteBuffer f = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-            long endTime = plan.lastEventNanos() == Long.MIN_VALUE ? original[0].endTime()
-                    : plan.lastEventNanos() / 100 + SessionClock.FILETIME_UNIX_EPOCH;
-            put(ch, f.clear().putLong(endTime), payload[0] + 0x10);
-            put(ch, f.clear().putInt((int) written[0]), payload[0] + 0x24);
-            put(ch, f.clear().putInt(plan.eventsLost() ? original[0].eventsLost() : 0), payload[0] + 0x30);
-            put(ch, f.clear().putInt(plan.buffersLost() ? original[0].buffersLost() : 0), payload[0] + (pointerSize[0] == 8 ? 0x114 : 0x10C));
-            ch.force(true);
-        }
+            out.write(bytes);
+            written[0]++;
+        });
+        out.flush();
         return written[0];
     }
 
-    private static void put(FileChannel ch, ByteBuffer b, long at) throws IOException {
-        b.flip();
-        while (b.hasRemaining()) ch.write(b, at + b.position());
+    /** The logfile header in the first buffer {@code bytes}, made true for a file of {@code count} buffers. */
+    private static void rewriteHeader(String session, byte[] bytes, int count, Plan plan) {
+        BufferDecoder d = new BufferDecoder();
+        d.load(session, 0, bytes, 0, bytes.length);
+        int[] payload = {-1};
+        int[] pointerSize = {8};
+        LogfileHeader[] original = new LogfileHeader[1];
+        d.walk(ev -> {
+            if (payload[0] < 0 && LogfileHeader.isHeaderEvent(ev)) {
+                payload[0] = ev.payloadOffset();
+                pointerSize[0] = ev.pointerSize();
+                original[0] = LogfileHeader.parse(ev, d);
+            }
+        });
+        if (payload[0] < 0) throw new RawSessionReader.Unavailable("session " + session + ": no logfile header in its first buffer");
+        // an uncompressed buffer's events lie in it as in the file: the payload's offset is the same in the bytes
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        int p = payload[0];
+        long endTime = plan.lastEventNanos() == Long.MIN_VALUE ? original[0].endTime()
+                : plan.lastEventNanos() / 100 + SessionClock.FILETIME_UNIX_EPOCH;
+        b.putLong(p + 0x10, endTime);
+        b.putInt(p + 0x24, count);
+        b.putInt(p + 0x30, plan.eventsLost() ? original[0].eventsLost() : 0);
+        b.putInt(p + (pointerSize[0] == 8 ? 0x114 : 0x10C), plan.buffersLost() ? original[0].buffersLost() : 0);
     }
 }
