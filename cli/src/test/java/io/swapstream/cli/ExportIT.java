@@ -333,4 +333,48 @@ class ExportIT {
             assertTrue(new String(bad.body()).startsWith("{\"error\":"), new String(bad.body()));
         }
     }
+
+    /**
+     * {@code archive}: killed with SIGKILL mid-write and started again, every ended session is one file, identical to
+     * the one ingested, and no partial file is left.
+     */
+    @Test
+    void theArchiveWritesEachEndedSessionOnceThroughAKill(KafkaBroker.Bootstrap k) throws Exception {
+        List<Path> traces = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Path f = generated(dir.resolve("arch" + i + ".etl"), i == 1 ? "cswitch" : "compact", 20 + i);
+            assertEquals(0, CliRunner.run(kafka(k, "ingest", "--host", "arch" + i, f.toString())).exit());
+            traces.add(f);
+        }
+        Path archive = dir.resolve("archive");
+        Path log = dir.resolve("archive.log");
+        String group = "archive-" + prefix;
+        try (StageProcess first = StageProcess.start(log, List.of("-D" + ArchiveCommand.STALL_PROPERTY + "=true"),
+                kafka(k, "archive", "--to", archive.toString(), "--group-id", group))) {
+            first.awaitLog("stopped mid-write", Duration.ofSeconds(120));
+            first.kill9(); // it stands after the first buffer of a session: mid-write
+        }
+        List<Path> parts;
+        try (Stream<Path> s = Files.walk(archive)) {
+            parts = s.filter(p -> p.toString().endsWith(".part")).toList();
+        }
+        assertEquals(1, parts.size(), "the kill left the file it was writing: " + parts);
+        try (StageProcess again = StageProcess.start(log, kafka(k, "archive", "--to", archive.toString(), "--group-id", group))) {
+            for (Path f : traces) {
+                String session = BufferPublisher.sessionOf(f, f.getFileName().toString().replace(".etl", ""));
+                again.awaitLog("archived " + session, Duration.ofSeconds(120));
+            }
+        }
+        for (Path f : traces) {
+            String host = f.getFileName().toString().replace(".etl", "");
+            String session = BufferPublisher.sessionOf(f, host);
+            Path archived = archive.resolve(host).resolve(session.substring(session.lastIndexOf(':') + 1) + ".etl");
+            assertEquals(-1, Files.mismatch(f, archived), archived.toString());
+        }
+        try (Stream<Path> s = Files.walk(archive)) {
+            List<Path> files = s.filter(Files::isRegularFile).toList();
+            assertEquals(traces.size(), files.size(), "one file a session, no partial one: " + files);
+        }
+        assertTrue(Files.readString(log).contains("left by an earlier run; written again"), Files.readString(log));
+    }
 }
