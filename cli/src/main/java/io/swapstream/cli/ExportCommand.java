@@ -112,6 +112,8 @@ final class ExportCommand implements Callable<Integer> {
                     long n;
                     try (OutputStream o = new java.io.BufferedOutputStream(Files.newOutputStream(part), 1 << 16)) {
                         n = RangeExport.write(reader, s, fromBeginning, plan, o);
+                    } catch (RawSessionReader.Unavailable e) {
+                        throw new UserInputException(e.getMessage());
                     }
                     Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                     out.println(target + ": session " + s + ", " + n + " buffers (" + plan.inRange() + " with events in the range)");

@@ -324,14 +324,16 @@ public final class StageHttp implements AutoCloseable {
                     response.write(true, null, callback);
                     return true;
                 }
+                // the response completes when the stream closes (its last write): only then is the handling done
                 try (java.io.OutputStream out = org.eclipse.jetty.io.Content.Sink.asOutputStream(response)) {
                     java.io.BufferedOutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
                     r.stream().writeTo(buffered);
                     buffered.flush();
-                    callback.succeeded();
                 } catch (Throwable e) {
                     callback.failed(e);
+                    return true;
                 }
+                callback.succeeded();
                 return true;
             }
             if (r.etag() != null) {
