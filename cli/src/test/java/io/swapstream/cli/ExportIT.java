@@ -349,8 +349,10 @@ class ExportIT {
         Path archive = dir.resolve("archive");
         Path log = dir.resolve("archive.log");
         String group = "archive-" + prefix;
+        // a killed member's partitions go to the next after its session times out: the broker's least, not 45 s
+        String fast = Files.writeString(dir.resolve("archive.properties"), "session.timeout.ms=6000\nheartbeat.interval.ms=1500\n").toString();
         try (StageProcess first = StageProcess.start(log, List.of("-D" + ArchiveCommand.STALL_PROPERTY + "=true"),
-                kafka(k, "archive", "--to", archive.toString(), "--group-id", group))) {
+                kafka(k, "archive", "--to", archive.toString(), "--group-id", group, "--client-config", fast))) {
             first.awaitLog("stopped mid-write", Duration.ofSeconds(120));
             first.kill9(); // it stands after the first buffer of a session: mid-write
         }
@@ -359,7 +361,8 @@ class ExportIT {
             parts = s.filter(p -> p.toString().endsWith(".part")).toList();
         }
         assertEquals(1, parts.size(), "the kill left the file it was writing: " + parts);
-        try (StageProcess again = StageProcess.start(log, kafka(k, "archive", "--to", archive.toString(), "--group-id", group))) {
+        try (StageProcess again = StageProcess.start(log, kafka(k, "archive", "--to", archive.toString(), "--group-id", group,
+                "--client-config", fast))) {
             for (Path f : traces) {
                 String session = BufferPublisher.sessionOf(f, f.getFileName().toString().replace(".etl", ""));
                 again.awaitLog("archived " + session, Duration.ofSeconds(120));
