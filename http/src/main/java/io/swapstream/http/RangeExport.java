@@ -13,13 +13,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.io.OutputStream;
 import java.util.BitSet;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * One session's buffers of a time range as an .etl file: the logfile header's buffer, every buffer holding a process
- * or thread event before the range's end (the rundown at the session's start names the processes and threads; later
- * starts and ends keep the names true), every buffer with an event in the range, and on each processor the buffer
+ * One session's buffers of a time range as an .etl file: the logfile header's buffer, the buffers of the rundown (its
+ * process and thread DCStart events name what ran as the session began), the buffers holding the start of every process
+ * and thread that still lives as the range begins (its name and process), every buffer with an event in the range, and on each processor the buffer
  * before its first in the range (what ran there as the range begins) and the one after its last, all whole and in
  * file order. The logfile
  * header's BuffersWritten, EndTime, EventsLost and BuffersLost are rewritten for the file written.
@@ -39,6 +41,8 @@ public final class RangeExport {
         Map<Integer, Boolean> reached = new HashMap<>();
         Map<Integer, Boolean> leftRange = new HashMap<>();
         long[] margin = {0};
+        List<long[]> starts = new ArrayList<>();
+        Map<Long, List<Long>> ends = new HashMap<>();
         BufferDecoder decoder = new BufferDecoder();
         SessionClock[] clock = new SessionClock[1];
         long[] inRange = {0};
@@ -62,7 +66,21 @@ public final class RangeExport {
                 long t = clock[0].toUnixNanos(ev.timestamp());
                 span[0] = Math.min(span[0], t);
                 span[1] = Math.max(span[1], t);
-                if ((ProcessEvent.handles(ev.hookId()) || ThreadEvent.handles(ev.hookId())) && t < toNanos) names[0] = true;
+                if (t >= toNanos) return;
+                int hook = ev.hookId();
+                if (hook == ProcessEvent.START || hook == ThreadEvent.START || hook == ProcessEvent.END || hook == ThreadEvent.END) {
+                    try {
+                        long key = hook == ProcessEvent.START || hook == ProcessEvent.END
+                                ? (1L << 32) | (ProcessEvent.decode(ev).processId() & 0xFFFFFFFFL)
+                                : ThreadEvent.decode(ev).threadId() & 0xFFFFFFFFL;
+                        if (hook == ProcessEvent.START || hook == ThreadEvent.START) starts.add(new long[] {index, key, t});
+                        else if (t < fromNanos) ends.computeIfAbsent(key, x -> new ArrayList<>()).add(t);
+                    } catch (RuntimeException e) {
+                        names[0] = true; // an event that does not decode: kept, for whoever reads the file
+                    }
+                } else if (ProcessEvent.handles(hook) || ThreadEvent.handles(hook)) {
+                    names[0] = true; // the rundown (DCStart, DCEnd) and thread names: few, and they name what runs
+                }
             });
             int cpu = b.header().processor();
             boolean within = span[1] >= fromNanos - margin[0] && span[0] < toNanos + margin[0];
@@ -88,6 +106,12 @@ public final class RangeExport {
                 lost[1] |= b.header().bufferLost();
             }
         });
+        // a process or thread started before the range's end is named by its start only if it lives at the range's start
+        for (long[] st : starts) {
+            List<Long> ended = ends.get(st[1]);
+            boolean gone = ended != null && ended.stream().anyMatch(e -> e >= st[2] && e < fromNanos);
+            if (!gone) include.set((int) st[0]);
+        }
         return new Plan(include, inRange[0], last[0], lost[0], lost[1]);
     }
 
