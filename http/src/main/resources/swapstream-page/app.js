@@ -194,7 +194,19 @@ function showChart(thread) {
   ], { id: "windows", width, height: 210,
     title: "thread " + text(whole.threadId) + " (" + text(whole.processName) + ") on " + text(whole.host) + ": each kept window"
       + (thread.earlierWindowsDropped ? " (earlier ones left the store)" : "") });
-  chartRow.firstChild.replaceChildren(svg);
+  // the trace itself, out of etw.raw-buffers (GET /api/sessions/{id}/etl): a kept window's minute, or the whole session
+  const session = selected.slice(0, selected.lastIndexOf("/"));
+  const etl = "/api/sessions/" + encodeURIComponent(session) + "/etl";
+  const link = (href, label) => { const e = document.createElement("a"); e.href = href; e.textContent = label; e.download = ""; return e; };
+  const links = document.createElement("div");
+  links.className = "etl-links";
+  links.append("Trace as .etl: ", link(etl, "the whole session"));
+  for (const x of w.slice(-5)) {
+    const from = new Date(x.windowStartNanos / 1e6).toISOString(), to = new Date(x.windowEndNanos / 1e6).toISOString();
+    links.append(" · ", link(etl + "?from=" + encodeURIComponent(from) + "&to=" + encodeURIComponent(to),
+      "open " + from.substring(11, 16) + " UTC in WPA"));
+  }
+  chartRow.firstChild.replaceChildren(svg, links);
   if (reveal) { revealRow(chartRow); reveal = false; }
 }
 

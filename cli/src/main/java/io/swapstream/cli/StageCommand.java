@@ -108,6 +108,9 @@ abstract class StageCommand implements Callable<Integer>, Denials {
     /** Routes beyond /health and /metrics. */
     void routes(StageHttp server, KafkaStreams streams) { }
 
+    /** The Kafka the stage runs on, once connected: where a route that reads a topic itself goes. */
+    String bootstrap;
+
     /** What the stage runs beside its Streams application, closed when it stops (null: nothing). */
     AutoCloseable beside(StageMetrics metrics, Properties config, String bootstrap) { return null; }
 
@@ -132,6 +135,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         StageHttp.refuseUsersInClear(httpAddress, tls, users, httpUsersInClear);
         kafka.validate(true);
         String bootstrap = kafka.connect();
+        this.bootstrap = bootstrap;
         StageHttp server;
         try {
             server = StageHttp.bind(httpAddress, tls, users, httpUsersInClear).describingErrors(Swapstream::userMessage);
@@ -333,6 +337,8 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         void routes(StageHttp server, KafkaStreams streams) {
             StatsApi api = new StatsApi(streams, indexes, advertised, server.scheme(), server.tls()).keeping(keepWindows);
             server.route("/api/", api::answer);
+            // a session's trace as an .etl file, read from etw.raw-buffers by whichever instance is asked
+            server.route(io.swapstream.http.EtlApi.PREFIX, new io.swapstream.http.EtlApi(bootstrap, kafka.prefix, kafka.clientConfig())::answer);
             server.staticFiles("/swapstream-page");
         }
 
@@ -415,6 +421,8 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         void routes(StageHttp server, KafkaStreams streams) {
             RollupApi api = new RollupApi(streams, new Peers(streams, advertised, server.scheme(), server.tls()), aggregatePage);
             server.route("/api/", api::answer);
+            // a session's trace as an .etl file, read from etw.raw-buffers by whichever instance is asked
+            server.route(io.swapstream.http.EtlApi.PREFIX, new io.swapstream.http.EtlApi(bootstrap, kafka.prefix, kafka.clientConfig())::answer);
             server.staticFiles("/swapstream-fleet");
         }
 

@@ -21,7 +21,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream " + Swapstream.RELEASE,
         description = "Windows context-switch traces to per-thread scheduling statistics.",
         subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class,
-            IngestCommand.class, TopicsCommand.class, AclsCommand.class, StageCommand.Decode.class, StageCommand.Aggregate.class, StageCommand.Rollup.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class, SchemasCommand.class,
+            IngestCommand.class, ExportCommand.class, ArchiveCommand.class, TopicsCommand.class, AclsCommand.class, StageCommand.Decode.class,
+            StageCommand.Aggregate.class, StageCommand.Rollup.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class,
+            SchemasCommand.class,
             CommandLine.HelpCommand.class})
 public final class Swapstream {
     /** The release this build is (docs/upgrading.md lists each, with what it takes over from). */

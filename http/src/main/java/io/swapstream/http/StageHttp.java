@@ -27,9 +27,18 @@ import org.eclipse.jetty.util.URIUtil;
  */
 public final class StageHttp implements AutoCloseable {
     /** A route's answer. */
-    public record Response(int status, String contentType, byte[] body, String etag) {
+    public record Response(int status, String contentType, byte[] body, String etag, Body stream) {
+        public Response(int status, String contentType, byte[] body, String etag) {
+            this(status, contentType, body, etag, null);
+        }
+
         Response(int status, String contentType, byte[] body) {
             this(status, contentType, body, null);
+        }
+
+        /** A 200 whose body is written as it is made (an .etl file of any size), with no length known ahead. */
+        public static Response streamed(String contentType, Body stream) {
+            return new Response(200, contentType, null, null, stream);
         }
 
         /** The one error shape: {@code {"error": "..."}}. */
@@ -53,6 +62,14 @@ public final class StageHttp implements AutoCloseable {
         static Response notModified(String etag) {
             return new Response(304, "application/json", new byte[0], etag);
         }
+    }
+
+    /** A body written as it is made; a failure half-way ends the connection, the client sees a short file. */
+    public interface Body {
+        /** The name a browser saves it under. */
+        String fileName();
+
+        void writeTo(java.io.OutputStream out) throws java.io.IOException;
     }
 
     /** A bad request: its message is the one line the client gets with a 400 (or 404). */
@@ -308,6 +325,26 @@ public final class StageHttp implements AutoCloseable {
             HttpFields.Mutable h = response.getHeaders();
             BoundedServer.securityHeaders(h);
             h.put(HttpHeader.CONTENT_TYPE, r.contentType());
+            if (r.stream() != null) {
+                h.put(HttpHeader.CONTENT_DISPOSITION, "attachment; filename=\"" + r.stream().fileName() + "\"");
+                h.put(HttpHeader.CACHE_CONTROL, "no-store");
+                response.setStatus(r.status());
+                if (request.getMethod().equals("HEAD")) {
+                    response.write(true, null, callback);
+                    return true;
+                }
+                // the response completes when the stream closes (its last write): only then is the handling done
+                try (java.io.OutputStream out = org.eclipse.jetty.io.Content.Sink.asOutputStream(response)) {
+                    java.io.BufferedOutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
+                    r.stream().writeTo(buffered);
+                    buffered.flush();
+                } catch (Throwable e) {
+                    callback.failed(e);
+                    return true;
+                }
+                callback.succeeded();
+                return true;
+            }
             if (r.etag() != null) {
                 // the client asks again each time (no-cache), and a 304 tells it its copy holds
                 h.put(HttpHeader.ETAG, r.etag());
