@@ -324,13 +324,7 @@ class StageHttpHardeningTest {
     }
 
     HttpTls tls() throws Exception {
-        Path keyStore = dir.resolve("stage.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair",
-                "-keystore", keyStore.toString(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit",
-                "-alias", "stage", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1", "-validity", "2")
-                .redirectErrorStream(true).start();
-        assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-        return HttpTls.load(keyStore, "changeit".toCharArray());
+        return StageHttpSecurityTest.selfSigned(dir);
     }
 
     static void await(BooleanSupplier done, String what) throws InterruptedException {

@@ -24,15 +24,9 @@ class StageHttpSecurityTest {
 
     @Test
     void httpsWithUsersLetsInOnlyAKnownUser() throws Exception {
-        Path keyStore = dir.resolve("stage.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair",
-                "-keystore", keyStore.toString(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit",
-                "-alias", "stage", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1", "-validity", "2")
-                .redirectErrorStream(true).start();
-        assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        HttpTls tls = selfSigned(dir);
         Path users = dir.resolve("users");
         Files.writeString(users, "# who may read the statistics\n" + HttpUsers.line("ana", "s3cret".toCharArray()) + "\n");
-        HttpTls tls = HttpTls.load(keyStore, "changeit".toCharArray());
         try (StageHttp server = StageHttp.bind("127.0.0.1:0", tls, HttpUsers.read(users))) {
             server.route("/health", r -> StageHttp.Response.json(200, "{}"));
             server.route("/api/", r -> StageHttp.Response.json(200, "[]"));
@@ -79,5 +73,16 @@ class StageHttpSecurityTest {
 
     static String basic(String user, String password) {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A self-signed key for 127.0.0.1 made by the JDK's keytool, in {@code dir}. */
+    static HttpTls selfSigned(Path dir) throws Exception {
+        Path keyStore = dir.resolve("stage.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(), "-genkeypair",
+                "-keystore", keyStore.toString(), "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit",
+                "-alias", "stage", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1", "-validity", "2")
+                .redirectErrorStream(true).start();
+        assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        return HttpTls.load(keyStore, "changeit".toCharArray());
     }
 }

@@ -16,8 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -100,16 +98,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
             return;
         }
         String session = SessionPartitioner.session(record.key());
-        RuntimeException failed = null;
-        try {
-            take(session, record);
-        } catch (SerializationException e) {
-            failed = e; // the record's own bytes
-        } catch (KafkaException e) {
-            throw e; // the broker's, the stores' or the task's own: not the record's doing
-        } catch (RuntimeException e) {
-            failed = e;
-        }
+        RuntimeException failed = io.swapstream.stage.RecordFailures.of(() -> take(session, record));
         if (failed != null) {
             // the session is read again from the stores: what this record changed in memory is forgotten
             open.remove(session);
@@ -120,8 +109,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
 
     /** A record that cannot be taken is skipped, with its reason: a task that stopped on it would meet it at every restart. */
     private void skip(Record<String, AggregateInput> record, String reason) {
-        String at = context.recordMetadata().map(m -> m.topic() + "-" + m.partition() + " offset " + m.offset()).orElse("?");
-        LOG.error("record {} (key {}) cannot be taken, skipped: {}", at, record.key(), reason);
+        LOG.error("record {} (key {}) cannot be taken, skipped: {}", io.swapstream.stage.RecordFailures.where(context), record.key(), reason);
     }
 
     private void take(String session, Record<String, AggregateInput> record) {

@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -168,16 +166,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
             skip("no row, or a row without a host");
             return;
         }
-        RuntimeException failed = null;
-        try {
-            take(row);
-        } catch (SerializationException e) {
-            failed = e; // the record's own bytes
-        } catch (KafkaException e) {
-            throw e; // the broker's, the stores' or the task's own: not the record's doing
-        } catch (RuntimeException e) {
-            failed = e;
-        }
+        RuntimeException failed = io.swapstream.stage.RecordFailures.of(() -> take(row));
         if (failed != null) {
             // the groups are read again from the store: what this row changed in memory is forgotten
             cached.clear();
@@ -187,8 +176,7 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
 
     /** A row that cannot be taken is skipped, with its reason: a task that stopped on it would meet it at every restart. */
     private void skip(String reason) {
-        String at = context.recordMetadata().map(m -> m.topic() + "-" + m.partition() + " offset " + m.offset()).orElse("?");
-        LOG.error("row {} cannot be taken, skipped: {}", at, reason);
+        LOG.error("row {} cannot be taken, skipped: {}", io.swapstream.stage.RecordFailures.where(context), reason);
     }
 
     private void take(ThreadStats row) {
