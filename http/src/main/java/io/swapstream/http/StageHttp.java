@@ -105,6 +105,9 @@ public final class StageHttp implements AutoCloseable {
         }
     }
 
+    /** How long {@link #close} waits for the server to stop. */
+    static final java.time.Duration STOP_BOUND = java.time.Duration.ofSeconds(10);
+
     private final Server server;
     private final ServerConnector connector;
     private final InetSocketAddress bound;
@@ -437,12 +440,31 @@ public final class StageHttp implements AutoCloseable {
         return m;
     }
 
+    /**
+     * Stops the server, waiting at most {@link #STOP_BOUND}. Jetty 12.1.13's stop can wait for ever on a connection it
+     * is closing (seen once in CI: the selector parked in {@code HttpConnection$SendCallback$CancelSendException.join});
+     * a stage that is stopping does not wait on it: the port is freed and the request threads, daemons, end with the process.
+     */
     @Override
     public void close() {
+        Thread stopper = new Thread(() -> {
+            try {
+                server.stop();
+            } catch (Exception e) {
+                // stopping: nothing more to do with it
+            }
+        }, "swapstream-http-stop");
+        stopper.setDaemon(true);
+        stopper.start();
         try {
-            server.stop();
-        } catch (Exception e) {
-            // stopping: nothing more to do with it
+            stopper.join(STOP_BOUND.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopper.isAlive()) {
+            org.slf4j.LoggerFactory.getLogger(StageHttp.class).warn("HTTP server on {} did not stop within {} s: its port is closed,"
+                    + " its open connections end with the process", bound, STOP_BOUND.toSeconds());
+            connector.close();
         }
     }
 }
