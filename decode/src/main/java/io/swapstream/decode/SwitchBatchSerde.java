@@ -21,8 +21,8 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * {@link SwitchBatch} as an Avro {@code ContextSwitchBatch} in single-object encoding, written and
  * read column by column ({@link ColumnarBatchWriter}, {@link ColumnarBatchReader}, on
- * {@link AvroBinary}): the bytes Avro's generated class makes of the same record, without an object
- * or a boxed value per switch. Batches of the three earlier schemas still read.
+ * {@link AvroBinaryWriter} and {@link AvroBinaryReader}): the bytes Avro's generated class makes
+ * of the same record, without an object or a boxed value per switch. Batches of the three earlier schemas still read.
  * Hand-written because Avro has no primitive-array reader or writer.
  */
 public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<SwitchBatch>, Deserializer<SwitchBatch> {

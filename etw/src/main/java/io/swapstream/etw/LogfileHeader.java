@@ -108,8 +108,6 @@ public record LogfileHeader(
     /** The session clock type (ReservedFlags holds it, docs/etw-formats.md §3). */
     public int clockType() { return reservedFlags; }
 
-    public boolean compressedMode() { return (logFileMode & LogFileMode.COMPRESSED_MODE) != 0; }
-
     /** True when {@code ev} is a logfile-header event. */
     public static boolean isHeaderEvent(TraceEvent ev) {
         return ev.headerType().isSystem() && ev.hookId() == HOOK_ID;

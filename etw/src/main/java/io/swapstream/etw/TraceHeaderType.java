@@ -47,6 +47,5 @@ public enum TraceHeaderType {
         return code >= 0 && code < 256 ? BY_CODE[code] : null;
     }
 
-    public boolean isPerfInfo() { return this == PERFINFO32 || this == PERFINFO64; }
     public boolean isSystem() { return this == SYSTEM32 || this == SYSTEM64 || this == COMPACT32 || this == COMPACT64; }
 }
