@@ -93,6 +93,12 @@ final class BenchCommand implements Callable<Integer> {
                     r.ingestCpuMsPerBuffer(), r.decodeCpu(), r.aggregateCpu(), r.apiP50Ms(), r.apiP99Ms(),
                     r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? "yes, " + r.rows()
                             : "no: " + r.rowsMissing() + " missing, " + r.rowsDiffering() + " differ of " + r.rows());
+            FleetBench.OfflineCost o = r.offline();
+            out.printf("CPU a switch (µs): decode stage %.3f, offline decoding %.3f (%.1f×); aggregate stage %.3f, offline statistics %.3f"
+                            + " (%.1f×); the stages' whole processes from the replay's start, the offline code on one thread (%d switches)%n",
+                    r.decodeMicrosPerSwitch(), o.decodeMicrosPerSwitch(), r.decodeMicrosPerSwitch() / o.decodeMicrosPerSwitch(),
+                    r.aggregateMicrosPerSwitch(), o.statisticsMicrosPerSwitch(), r.aggregateMicrosPerSwitch() / o.statisticsMicrosPerSwitch(),
+                    o.switches());
             out.printf("replay %.1f s (%d buffers), then %.1f s until every final row; %d switches out of order (their buffers came"
                     + " later than the declared flush timer allows: such rows differ from offline, as the sessions say)%n", r.replaySecs(),
                     r.buffers(), r.drainSecs(), r.switchesOutOfOrder());

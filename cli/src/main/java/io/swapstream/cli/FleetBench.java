@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.PacedBuffers;
@@ -198,7 +199,35 @@ final class FleetBench {
                   long[] decodeHeap, long[] aggregateHeap, long decodeRss, long aggregateRss, double decodeBytesPerSession,
                   double aggregateBytesPerSession, double latencyP50, double latencyP99, int windows, double ingestCpuMsPerBuffer,
                   double decodeCpu, double aggregateCpu, double apiP50Ms, double apiP99Ms, int rows, int rowsDiffering, int rowsMissing,
-                  long switchesOutOfOrder) {}
+                  long switchesOutOfOrder, OfflineCost offline) {
+        /** The stages' CPU a switch over the replay and the drain, beside the offline code's for the same switches. */
+        double decodeMicrosPerSwitch() {
+            return decodeCpu / switches * 1e6;
+        }
+
+        double aggregateMicrosPerSwitch() {
+            return aggregateCpu / switches * 1e6;
+        }
+    }
+
+    /**
+     * The offline code's CPU on the same switches the stages took (each host's file as far as the run wrote it), on one
+     * thread at a time: decoding alone, and decoding with the statistics (whole session, windows, wake edges), the
+     * aggregate's share being the difference. Thread CPU, so the stages running beside it do not count in it.
+     */
+    record OfflineCost(long switches, long decodeNanos, long decodeAndStatisticsNanos) {
+        double decodeMicrosPerSwitch() {
+            return decodeNanos / 1e3 / switches;
+        }
+
+        double statisticsMicrosPerSwitch() {
+            return (decodeAndStatisticsNanos - decodeNanos) / 1e3 / switches;
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong offlineSwitches = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong offlineDecodeNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong offlineAllNanos = new java.util.concurrent.atomic.AtomicLong();
 
     Result run(String bootstrap) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(seconds * 4L + 600).toNanos();
@@ -246,6 +275,9 @@ final class FleetBench {
             err.flush();
 
             FinalRows rows = new FinalRows(bootstrap, prefix);
+            // the stages' CPU from here: their start, and the heap measured before, left out
+            double decodeCpuBefore = decode.stream().mapToDouble(Child::cpuSecs).sum();
+            double aggregateCpuBefore = aggregate.stream().mapToDouble(Child::cpuSecs).sum();
             long replayStart = System.nanoTime();
             long replayWall = System.currentTimeMillis();
             rows.start();
@@ -368,8 +400,10 @@ final class FleetBench {
                     midDecode, midAggregate, rss[0], rss[1],
                     perSession(midDecode, decodeBase), perSession(midAggregate, aggregateBase),
                     quantile(lags, 0.5), quantile(lags, 0.99), lags.size(), ingestCpu * 1000 / Math.max(1, buffers),
-                    decode.stream().mapToDouble(Child::cpuSecs).sum(), aggregate.stream().mapToDouble(Child::cpuSecs).sum(),
-                    api[0], api[1], expected.size(), differing, missing, outOfOrder);
+                    decode.stream().mapToDouble(Child::cpuSecs).sum() - decodeCpuBefore,
+                    aggregate.stream().mapToDouble(Child::cpuSecs).sum() - aggregateCpuBefore,
+                    api[0], api[1], expected.size(), differing, missing, outOfOrder,
+                    new OfflineCost(offlineSwitches.get(), offlineDecodeNanos.get(), offlineAllNanos.get()));
         } finally {
             for (Child c : decode) c.close();
             for (Child c : aggregate) c.close();
@@ -496,7 +530,18 @@ final class FleetBench {
         } finally {
             w.buffers.close();
         }
-        return OfflineRows.of(part, f.getFileName().toString().replace(".etl", ""), WINDOW_NANOS);
+        String host = f.getFileName().toString().replace(".etl", "");
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] n = {0};
+        long c0 = mx.getCurrentThreadCpuTime();
+        SessionDecoder.decodeBatches(part, host, null, b -> n[0] += b.count(), null);
+        long c1 = mx.getCurrentThreadCpuTime();
+        Map<String, ThreadStats> rows = OfflineRows.of(part, host, WINDOW_NANOS);
+        long c2 = mx.getCurrentThreadCpuTime();
+        offlineSwitches.addAndGet(n[0]);
+        offlineDecodeNanos.addAndGet(c1 - c0);
+        offlineAllNanos.addAndGet(c2 - c1);
+        return rows;
     }
 
     /** The thread-stats topic read committed as it is written: final rows by key, and when each window's first came. */
