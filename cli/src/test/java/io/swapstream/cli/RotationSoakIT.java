@@ -99,10 +99,10 @@ class RotationSoakIT {
             expected.forEach((k, v) -> assertEquals(v, finals.get(k), k));
             rollup.awaitTaken(windowRows.size(), System.nanoTime() + Duration.ofSeconds(60).toNanos());
             rollup.endOfInput();
-            Map<String, HostStats> rolled = readHostRows(kafka.servers(), prefix, expectedHosts.size(), Duration.ofSeconds(60));
+            Map<String, HostStats> rolled = readHostRows(kafka.servers(), prefix, expectedHosts, Duration.ofSeconds(60));
             assertEquals(expectedHosts.keySet(), rolled.keySet());
             // merged in another order, a sketch holds the same counts in a layout of its own: compared without its bytes
-            expectedHosts.forEach((k, v) -> assertEquals(withoutSketches(v), HostStats.newBuilder(withoutSketches(rolled.get(k))).setRevision(0).setAdded(null).build(), k));
+            expectedHosts.forEach((k, v) -> assertEquals(withoutSketches(v), comparable(rolled.get(k)), k));
             // the watcher's heap after its collections: flat over the rotations
             Thread.sleep(ProgressLine.EVERY_SECONDS * 1000 + 500);
             List<Long> heap = new ArrayList<>();
@@ -162,7 +162,12 @@ class RotationSoakIT {
         return out;
     }
 
-    static Map<String, HostStats> readHostRows(String servers, String prefix, int count, Duration timeout) throws Exception {
+    /**
+     * The host roll-up rows, the latest revision of each, read until they are {@code expected} (compared without their
+     * sketches, as the callers assert) or the bound passes: a row that came late is merged and goes out again revised,
+     * after the first revision of every key may already be there.
+     */
+    static Map<String, HostStats> readHostRows(String servers, String prefix, Map<String, HostStats> expected, Duration timeout) throws Exception {
         SingleObjectAvroSerde<HostStats> serde = new SingleObjectAvroSerde<>(HostStats.class);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -171,8 +176,15 @@ class RotationSoakIT {
                 HostStats h = serde.deserialize("t", r.value());
                 out.merge(r.key(), h, (a, b) -> b.getRevision() >= a.getRevision() ? b : a);
             }
-            if (out.size() >= count || System.nanoTime() > deadline) return out;
+            boolean all = out.keySet().equals(expected.keySet()) && expected.entrySet().stream().allMatch(e ->
+                    withoutSketches(e.getValue()).equals(comparable(out.get(e.getKey()))));
+            if (all || System.nanoTime() > deadline) return out;
             Thread.sleep(500);
         }
+    }
+
+    /** A rolled-up row as the tests compare it with one made offline: no sketch bytes, no revision. */
+    static HostStats comparable(HostStats rolled) {
+        return HostStats.newBuilder(withoutSketches(rolled)).setRevision(0).setAdded(null).build();
     }
 }
