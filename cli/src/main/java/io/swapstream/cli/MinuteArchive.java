@@ -49,9 +49,18 @@ final class MinuteArchive {
         Path hostDir = dir.resolve(m.host());
         var sessions = reader.sessionsOf(m.host(), Math.floorDiv(m.fromNanos(), 1_000_000), Math.floorDiv(m.toNanos(), 1_000_000));
         int written = 0;
+        int held = 0;
+        boolean refused = false;
         for (String session : sessions) {
             Path target = hostDir.resolve(fileName(m.fromNanos(), session));
-            if (Files.exists(target)) continue; // kept before a restart, or for the minute after it
+            if (Files.exists(target)) {
+                // kept before a restart, or as the minute before another
+                err.println("swapstream archive: " + m.host() + " from " + Instant.ofEpochSecond(0, m.fromNanos()) + " of " + session
+                        + ": kept before as " + target);
+                err.flush();
+                held++;
+                continue;
+            }
             try {
                 RangeExport.Plan plan = RangeExport.plan(reader, session, false, m.fromNanos(), m.toNanos());
                 if (plan.inRange() == 0) continue; // the session has no event in this minute
@@ -72,10 +81,18 @@ final class MinuteArchive {
                         + Instant.ofEpochSecond(0, m.toNanos()) + " (" + why + ") of " + session + " as " + target + " (" + buffers
                         + " buffers, " + plan.inRange() + " with events in the range)");
                 written++;
+                held++;
             } catch (RawSessionReader.Unavailable e) {
+                refused = true;
                 err.println("swapstream archive: " + m.host() + " from " + Instant.ofEpochSecond(0, m.fromNanos()) + " not kept: "
                         + e.getMessage());
             }
+            err.flush();
+        }
+        if (held == 0 && !refused) {
+            // said, so that a roll-up row of a host whose buffers retention took is not a silent gap
+            err.println("swapstream archive: " + m.host() + " from " + Instant.ofEpochSecond(0, m.fromNanos()) + " to "
+                    + Instant.ofEpochSecond(0, m.toNanos()) + " (" + why + "): no buffer of it in that range on " + reader.topic() + "; nothing kept");
             err.flush();
         }
         return written;
