@@ -50,7 +50,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "archive", description = "Writes every session of etw.raw-buffers, once ended, to DIR/HOST/START.etl, exactly once"
         + " across restarts; with --hosts or --when, only chosen minutes, each as a range export to DIR/HOST/MINUTE_START.etl;"
         + " with --keep and --max-size, the oldest files go first.")
-final class ArchiveCommand implements Callable<Integer> {
+final class ArchiveCommand implements Callable<Integer>, Denials {
     /** The consumer group's default: one archive per folder, restarted under the same name. */
     static final String DEFAULT_GROUP = "swapstream-archive";
     /** The flight recorder's default group: it follows another topic, so it keeps its own place. */
@@ -151,6 +151,11 @@ final class ArchiveCommand implements Callable<Integer> {
                 err.flush();
             }
         }
+    }
+
+    @Override
+    public Denied denied() {
+        return Denied.of(RoleAcls.Role.ARCHIVE, kafka.clientConfig(), new RoleAcls.Scope(kafka.prefix, null, null, groupId));
     }
 
     /** The flight recorder of --hosts and --when, or null for the whole-session archive. */
