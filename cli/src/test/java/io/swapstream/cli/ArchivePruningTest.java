@@ -65,6 +65,17 @@ class ArchivePruningTest {
     }
 
     @Test
+    void aFileLargerThanMaxSizeGoesTooAndTiesGoInNameOrder() throws Exception {
+        Path b = file("web01/b.etl", 100, HOUR);
+        Path a = file("web01/a.etl", 100, HOUR);
+        Path huge = file("db07/huge.etl", 1000, 0);
+        List<Path> told = new ArrayList<>();
+        new ArchivePruning(-1, 500L).prune(dir, NOW, x -> told.add(x.file()));
+        assertEquals(List.of(a, b, huge), told, "written in the same millisecond: by name; then the newest, alone over the limit");
+        assertEquals(List.of(), left());
+    }
+
+    @Test
     void keepAndMaxSizeTogether() throws Exception {
         Path old = file("h/old.etl", 10, 10 * HOUR);
         Path big = file("h/big.etl", 500, 2 * HOUR);
