@@ -26,7 +26,7 @@ final class AclsCommand implements Callable<Integer>, Denials {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
-    @Option(names = "--role", required = true, paramLabel = "ROLE", description = "ingest, decode, aggregate, rollup, reader or admin")
+    @Option(names = "--role", required = true, paramLabel = "ROLE", description = "ingest, decode, aggregate, rollup, reader, export, archive or admin")
     String role;
 
     @Option(names = "--principal", required = true, paramLabel = "User:NAME", description = "who holds the rights, as the broker names it")
@@ -40,7 +40,8 @@ final class AclsCommand implements Callable<Integer>, Denials {
     String host;
 
     @Option(names = "--group", paramLabel = "PREFIX", description = "reader: consumer groups it may use begin with this (Connect,"
-            + " Flink); default: none (tail uses none)")
+            + " Flink); default: none (tail uses none). archive: its --group-id begins with this; default: "
+            + ArchiveCommand.DEFAULT_GROUP + " (both of archive's defaults)")
     String group;
 
     @Option(names = "--format", defaultValue = "kafka-acls", paramLabel = "kafka-acls|json", description = "how the bindings print")
@@ -76,7 +77,7 @@ final class AclsCommand implements Callable<Integer>, Denials {
         try {
             return Role.valueOf(role.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new UserInputException("--role: ingest, decode, aggregate, rollup, reader or admin, not '" + role + "'");
+            throw new UserInputException("--role: ingest, decode, aggregate, rollup, reader, export, archive or admin, not '" + role + "'");
         }
     }
 

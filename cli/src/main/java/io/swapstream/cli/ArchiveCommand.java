@@ -3,6 +3,8 @@ package io.swapstream.cli;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.ingest.RawSessionReader;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.HostStats;
+import io.swapstream.schemas.serde.RecordSerdeFactory;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -18,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,12 +42,19 @@ import picocli.CommandLine.Spec;
  * <p>Exactly once across restarts: a session is written to {@code START.etl.part} and renamed, and the group's
  * offset passes its end marker only after the rename. A restart after a kill reads the marker again: a finished
  * file is left as it is, a partial one is deleted and written again, so there is never two files nor none.
+ *
+ * <p>With {@code --hosts} or {@code --when} it is a flight recorder instead ({@link FlightRecorder}): it follows the
+ * host roll-ups on {@code etw.host-stats} and keeps only the chosen minutes, each as a range export
+ * ({@link MinuteArchive}), once across restarts in the same way (the offset passes a roll-up row after its files).
  */
 @Command(name = "archive", description = "Writes every session of etw.raw-buffers, once ended, to DIR/HOST/START.etl, exactly once"
-        + " across restarts; with --keep and --max-size, the oldest files go first.")
-final class ArchiveCommand implements Callable<Integer> {
+        + " across restarts; with --hosts or --when, only chosen minutes, each as a range export to DIR/HOST/MINUTE_START.etl;"
+        + " with --keep and --max-size, the oldest files go first.")
+final class ArchiveCommand implements Callable<Integer>, Denials {
     /** The consumer group's default: one archive per folder, restarted under the same name. */
     static final String DEFAULT_GROUP = "swapstream-archive";
+    /** The flight recorder's default group: it follows another topic, so it keeps its own place. */
+    static final String DEFAULT_MINUTES_GROUP = "swapstream-archive-minutes";
     static final String PART = ".part";
     /**
      * For ArchiveIT only: stop for good after the first buffer of the first session written, so that a kill -9 lands
@@ -59,14 +68,25 @@ final class ArchiveCommand implements Callable<Integer> {
     @Option(names = "--to", required = true, paramLabel = "DIR", description = "the archive's folder (made if missing)")
     Path to;
 
-    @Option(names = "--keep", paramLabel = "DURATION", description = "delete archived files older than this (e.g. 30d); default: keep all")
+    @Option(names = "--keep", paramLabel = "DURATION", description = "delete archived files written longer ago than this (e.g. 30d);"
+            + " default: keep all")
     String keep;
 
-    @Option(names = "--max-size", paramLabel = "BYTES", description = "delete the oldest archived files while the folder holds more than this")
+    @Option(names = "--max-size", paramLabel = "BYTES", description = "delete the oldest archived files while the folder's .etl files"
+            + " hold more than this many bytes")
     Long maxSize;
 
-    @Option(names = "--group-id", defaultValue = DEFAULT_GROUP, paramLabel = "ID", description = "the consumer group that keeps how far"
-            + " this archive has come; one a folder")
+    @Option(names = "--hosts", split = ",", paramLabel = "HOST", description = "flight recorder: keep only the minutes of these hosts"
+            + " (every minute, or with --when those that meet it)")
+    List<String> hosts = new ArrayList<>();
+
+    @Option(names = "--when", paramLabel = "CONDITION", description = "flight recorder: keep the minutes whose host roll-up"
+            + " (etw.host-stats) meets this, and the minute before: 'FIELD OP VALUE', e.g. 'readyP99 > 10ms' or 'switchInCount >= 1000000';"
+            + " FIELD a numeric HostStats field (Nanos optional), OP > >= < <=; repeat for any of several")
+    List<String> when = new ArrayList<>();
+
+    @Option(names = "--group-id", paramLabel = "ID", description = "the consumer group that keeps how far this archive has come; one a"
+            + " folder (default: " + DEFAULT_GROUP + ", with --hosts or --when " + DEFAULT_MINUTES_GROUP + ")")
     String groupId;
 
     private boolean stalled;
@@ -75,16 +95,18 @@ final class ArchiveCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long keepMs = keep == null ? -1 : Options.positiveDuration("--keep", keep) / 1_000_000;
         if (maxSize != null) Options.atLeast("--max-size", maxSize, 1);
+        ArchivePruning pruning = new ArchivePruning(keepMs, maxSize);
+        FlightRecorder recorder = flightRecorder();
         kafka.validate(true);
         if (Files.exists(to) && !Files.isDirectory(to)) throw new UserInputException("--to: " + to + " is not a folder");
         Files.createDirectories(to);
         Files.delete(ExportCommand.partFile(to.resolve("archive.etl"))); // a folder that cannot be written fails here
         String bootstrap = kafka.connect();
-        String topic = SwapstreamConfig.topic(kafka.prefix, SwapstreamConfig.RAW_BUFFERS);
+        String topic = SwapstreamConfig.topic(kafka.prefix, recorder == null ? SwapstreamConfig.RAW_BUFFERS : SwapstreamConfig.HOST_STATS);
         PrintWriter err = spec.commandLine().getErr();
         Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId != null ? groupId : recorder == null ? DEFAULT_GROUP : DEFAULT_MINUTES_GROUP);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -92,25 +114,83 @@ final class ArchiveCommand implements Callable<Integer> {
         // only end markers matter here; a poll holds at most about a MiB of buffers
         c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1 << 20);
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "swapstream-archive");
+        if (recorder != null) {
+            // a roll-up row may take minutes of range exports: a poll hands over a few, so the group keeps the member
+            c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 4);
+            c.putIfAbsent(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) Duration.ofMinutes(30).toMillis());
+        }
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
              RawSessionReader reader = new RawSessionReader(bootstrap, kafka.prefix, kafka.clientConfig())) {
             consumer.subscribe(List.of(topic));
-            err.println("swapstream archive: writing the ended sessions of " + topic + " to " + to.toAbsolutePath());
+            if (recorder == null) err.println("swapstream archive: writing the ended sessions of " + topic + " to " + to.toAbsolutePath());
+            else err.println("swapstream archive: keeping the minutes of " + (recorder.hosts().isEmpty() ? "every host"
+                    : String.join(", ", new java.util.TreeSet<>(recorder.hosts())))
+                    + (recorder.when().isEmpty() ? "" : " whose roll-up on " + topic + " meets " + recorder.when() + ", with the minute before")
+                    + ", to " + to.toAbsolutePath());
             err.flush();
+            MinuteArchive minutes = new MinuteArchive(to, reader, err);
+            Deserializer<HostStats> rows = recorder == null ? null
+                    : RecordSerdeFactory.from(kafka.clientConfig()).serde(HostStats.class, kafka.clientConfig()).deserializer();
             while (true) {
                 ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
                 for (TopicPartition tp : records.partitions()) {
                     for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
-                        if (r.key() == null || r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) == null) continue;
-                        archive(reader, r.key(), err);
-                        // past the marker only once its file is there: a restart before this writes it again
+                        if (recorder == null) {
+                            if (r.key() == null || r.headers().lastHeader(SwapstreamConfig.HEADER_END_OF_SESSION) == null) continue;
+                            archive(reader, r.key(), err);
+                        } else if (!keepMinutes(recorder, minutes, rows, r, err)) {
+                            continue;
+                        }
+                        // past the record only once its files are there: a restart before this writes them again
                         consumer.commitSync(Map.of(tp, new OffsetAndMetadata(r.offset() + 1)));
                     }
                 }
                 if (!records.isEmpty()) consumer.commitSync();
-                prune(keepMs, err);
+                pruning.prune(to, System.currentTimeMillis(), d -> err.println("swapstream archive: deleted " + d.file()
+                        + (d.forAge() ? " (older than --keep " + keep + ")" : " (the folder is over --max-size " + maxSize + ")")));
+                err.flush();
             }
         }
+    }
+
+    @Override
+    public Denied denied() {
+        return Denied.of(RoleAcls.Role.ARCHIVE, kafka.clientConfig(), new RoleAcls.Scope(kafka.prefix, null, null, groupId));
+    }
+
+    /** The flight recorder of --hosts and --when, or null for the whole-session archive. */
+    FlightRecorder flightRecorder() {
+        if (hosts.isEmpty() && when.isEmpty()) return null;
+        java.util.Set<String> chosen = new java.util.LinkedHashSet<>();
+        for (String h : hosts) {
+            if (h.isBlank()) throw new UserInputException("--hosts: an empty host name in '" + String.join(",", hosts) + "'");
+            chosen.add(Options.checkedHost(h.strip(), "--hosts"));
+        }
+        List<HostCondition> conditions = new ArrayList<>();
+        for (String w : when) conditions.add(HostCondition.parse(w));
+        return new FlightRecorder(chosen, conditions);
+    }
+
+    /** Keeps the minutes roll-up row {@code r} asks for; false when it asks for none (nothing to commit for it alone). */
+    private static boolean keepMinutes(FlightRecorder recorder, MinuteArchive minutes, Deserializer<HostStats> rows,
+                                       ConsumerRecord<String, byte[]> r, PrintWriter err) throws IOException {
+        if (r.value() == null) return false;
+        HostStats row;
+        try {
+            row = rows.deserialize(r.topic(), r.headers(), r.value());
+        } catch (RuntimeException e) {
+            err.println("swapstream archive: " + r.topic() + " partition " + r.partition() + " offset " + r.offset()
+                    + ": not a host roll-up row, skipped: " + e.getMessage());
+            return false;
+        }
+        List<FlightRecorder.Minute> keep = recorder.minutes(row);
+        if (keep.isEmpty()) return false;
+        HostCondition met = recorder.met(row);
+        String why = recorder.when().isEmpty() ? "--hosts" : "its roll-up meets " + met;
+        for (FlightRecorder.Minute m : keep) {
+            minutes.archive(m, m.toNanos() == row.getWindowEndNanos() ? why : "the minute before one whose roll-up meets " + met);
+        }
+        return true;
     }
 
     /** Writes {@code session} to DIR/HOST/START.etl unless it is there; a partial file of an earlier run is redone. */
@@ -157,29 +237,5 @@ final class ArchiveCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** Deletes archived files past --keep, then the oldest while the folder holds more than --max-size. */
-    void prune(long keepMs, PrintWriter err) throws IOException {
-        if (keepMs < 0 && maxSize == null) return;
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(to, 2)) {
-            s.filter(p -> p.getFileName().toString().endsWith(".etl") && Files.isRegularFile(p)).forEach(files::add);
-        }
-        Map<Path, Long> modified = new HashMap<>();
-        for (Path p : files) modified.put(p, Files.getLastModifiedTime(p).toMillis());
-        files.sort(java.util.Comparator.comparing(modified::get));
-        long now = System.currentTimeMillis();
-        long total = 0;
-        for (Path p : files) total += Files.size(p);
-        for (Path p : files) {
-            boolean old = keepMs >= 0 && now - modified.get(p) > keepMs;
-            boolean over = maxSize != null && total > maxSize;
-            if (!old && !over) continue;
-            total -= Files.size(p);
-            Files.deleteIfExists(p);
-            err.println("swapstream archive: deleted " + p + (old ? " (older than --keep " + keep + ")" : " (the folder is over --max-size)"));
-        }
-        err.flush();
     }
 }

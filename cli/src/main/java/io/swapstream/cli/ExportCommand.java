@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "export", description = "Traces back out of etw.raw-buffers (committed records) as .etl files: --session, the file"
         + " that was ingested, byte for byte (a live session as far as published); --host with --from and --to, a file per session"
         + " of the host overlapping the range, with its start's rundown and every buffer holding an event in the range.")
-final class ExportCommand implements Callable<Integer> {
+final class ExportCommand implements Callable<Integer>, Denials {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
@@ -130,6 +130,11 @@ final class ExportCommand implements Callable<Integer> {
         }
         out.flush();
         return 0;
+    }
+
+    @Override
+    public Denied denied() {
+        return Denied.of(RoleAcls.Role.EXPORT, kafka.clientConfig(), new RoleAcls.Scope(kafka.prefix, null, null, null));
     }
 
     static long instantNanos(String option, String value) {

@@ -27,7 +27,7 @@ final class RoleAcls {
     private RoleAcls() {}
 
     enum Role {
-        INGEST, DECODE, AGGREGATE, ROLLUP, READER, ADMIN;
+        INGEST, DECODE, AGGREGATE, ROLLUP, READER, EXPORT, ARCHIVE, ADMIN;
 
         String label() { return name().toLowerCase(Locale.ROOT); }
     }
@@ -41,6 +41,11 @@ final class RoleAcls {
             // the rollup's /metrics follows its own outputs
             Role.ROLLUP, List.of(THREAD_STATS, WAKE_EDGES, PROCESS_STATS, HOST_STATS),
             Role.READER, List.of(SESSIONS, SWITCH_BATCHES, CONTEXT_SWITCHES, THREADS, THREAD_STATS, PROCESS_STATS, HOST_STATS, WAKE_EDGES),
+            // export: RawSessionReader assigns partitions itself (no group); READ implies the DESCRIBE its metadata and
+            // offset look-ups (partitionsFor, offsetsForTimes, endOffsets) need
+            Role.EXPORT, List.of(RAW_BUFFERS),
+            // archive: ended sessions' end markers and buffers; with --hosts or --when, the host roll-ups it follows
+            Role.ARCHIVE, List.of(RAW_BUFFERS, HOST_STATS),
             Role.ADMIN, List.of());
 
     /** The topics a role writes, by suffix. */
@@ -50,6 +55,9 @@ final class RoleAcls {
             Role.AGGREGATE, List.of(THREAD_STATS, WAKE_EDGES),
             Role.ROLLUP, List.of(PROCESS_STATS, HOST_STATS),
             Role.READER, List.of(),
+            Role.EXPORT, List.of(),
+            // the archive writes files; in Kafka only its group's offsets
+            Role.ARCHIVE, List.of(),
             Role.ADMIN, List.of());
 
     /** The rollup's /metrics feed: a consumer group of its own beside its application's. */
@@ -60,7 +68,8 @@ final class RoleAcls {
      *
      * @param applicationId the stages' --application-id (the stage's name is appended)
      * @param host          for {@link Role#INGEST}: the one host it publishes as, or null for every host
-     * @param group         for {@link Role#READER}: the consumer groups it may use begin with this, or null for none (tail needs none)
+     * @param group         for {@link Role#READER}: the consumer groups it may use begin with this, or null for none (tail needs none);
+     *                      for {@link Role#ARCHIVE}: its groups begin with this, or null for the defaults' common start
      */
     record Scope(String prefix, String applicationId, String host, String group) {}
 
@@ -89,6 +98,14 @@ final class RoleAcls {
             }
             case READER -> {
                 if (s.group() != null) r.add(ResourceType.GROUP, s.group(), PatternType.PREFIXED, READ);
+            }
+            case EXPORT -> {
+                // reads by assign(): no group, no offsets kept
+            }
+            case ARCHIVE -> {
+                // swapstream-archive, and the flight recorder's swapstream-archive-minutes, begin with the same
+                String group = s.group() != null ? s.group() : ArchiveCommand.DEFAULT_GROUP;
+                r.add(ResourceType.GROUP, group, PatternType.PREFIXED, READ);
             }
             case ADMIN -> {
                 // swapstream topics --create: the pipeline's topics, with their settings

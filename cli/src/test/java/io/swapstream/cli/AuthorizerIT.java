@@ -47,7 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
 class AuthorizerIT {
     static final long WINDOW = 60_000_000_000L;
     static final SingleObjectAvroSerde<ThreadStats> STATS = new SingleObjectAvroSerde<>(ThreadStats.class);
-    static final List<String> USERS = List.of("admin", "host-a", "host-b", "decode", "aggregate", "rollup", "reader", "notx");
+    static final List<String> USERS = List.of("admin", "host-a", "host-b", "decode", "aggregate", "rollup", "reader", "notx", "export",
+            "archive");
 
     static BrokerSecurity security;
     static EmbeddedKafkaBroker broker;
@@ -204,6 +205,24 @@ class AuthorizerIT {
         assertEquals(0, published.exit(), published.err());
         CliRunner read = CliRunner.run(kafka("reader", prefix, "tail", "sessions", "--from-beginning"));
         assertEquals(0, read.exit(), read.err());
+
+        // export and archive with their roles' rights alone; a reader may not read the raw buffers
+        String session = BufferPublisher.sessionOf(trace, "host-a");
+        grant("export", "export", prefix, app);
+        grant("archive", "archive", prefix, app);
+        CliRunner noRaw = CliRunner.run(kafka("reader", prefix, "export", "--session", session, "-o", dir.resolve("no.etl").toString()));
+        assertEquals(Swapstream.EXIT_FAILURE, noRaw.exit(), noRaw.err());
+        assertOneLine(noRaw, "swapstream: denied: User:reader may not READ topic " + prefix + "raw-buffers;");
+        report("a reader exporting", noRaw);
+        Path exported = dir.resolve("exported.etl");
+        CliRunner export = CliRunner.run(kafka("export", prefix, "export", "--session", session, "-o", exported.toString()));
+        assertEquals(0, export.exit(), export.err());
+        assertEquals(-1, Files.mismatch(trace, exported));
+        Path archive = dir.resolve("archive");
+        try (StageProcess p = StageProcess.start(dir.resolve("archive.log"), kafka("archive", prefix, "archive", "--to", archive.toString()))) {
+            p.awaitLog("archived " + session, Duration.ofSeconds(120)); // in its default group
+        }
+        assertEquals(-1, Files.mismatch(trace, archive.resolve("host-a").resolve(session.substring(session.lastIndexOf(':') + 1) + ".etl")));
 
         // decode's rights but its transactional ids
         String notx = "notx-" + prefix;

@@ -145,6 +145,38 @@ class RoleAclsTest {
     }
 
     @Test
+    void exportReadsTheRawTopicWithoutAGroupAndWritesNothing() {
+        List<AclBinding> b = RoleAcls.bindings(Role.EXPORT, "User:export", SCOPE);
+        String raw = SwapstreamConfig.topic(PREFIX, SwapstreamConfig.RAW_BUFFERS);
+        assertEquals(List.of(AclOperation.READ), RoleAcls.operationsOnTopic(b, raw));
+        // RawSessionReader assigns partitions itself and commits nothing
+        assertEquals(List.of(raw), b.stream().map(x -> x.pattern().name()).distinct().toList(), b.toString());
+        try (var reader = new io.swapstream.ingest.RawSessionReader("127.0.0.1:9", PREFIX, Map.of())) {
+            assertEquals(raw, reader.topic());
+        }
+    }
+
+    @Test
+    void theArchiveReadsWhatItFollowsInItsGroupsAndWritesNothing() {
+        List<AclBinding> b = RoleAcls.bindings(Role.ARCHIVE, "User:archive", SCOPE);
+        // the whole-session archive follows the raw topic; --hosts and --when the host roll-ups; both read the raw buffers
+        assertEquals(names(List.of(SwapstreamConfig.RAW_BUFFERS, SwapstreamConfig.HOST_STATS)), names(RoleAcls.READS.get(Role.ARCHIVE)));
+        assertTrue(b.stream().noneMatch(x -> x.entry().operation() == AclOperation.WRITE), b.toString());
+        for (String group : List.of(ArchiveCommand.DEFAULT_GROUP, ArchiveCommand.DEFAULT_MINUTES_GROUP)) {
+            assertTrue(allows(b, ResourceType.GROUP, group, AclOperation.READ), group);
+        }
+        assertFalse(allows(b, ResourceType.GROUP, "swapstream-decode", AclOperation.READ));
+        List<AclBinding> own = RoleAcls.bindings(Role.ARCHIVE, "User:archive", new RoleAcls.Scope(PREFIX, APP, null, "dc2-archive"));
+        assertTrue(allows(own, ResourceType.GROUP, "dc2-archive-minutes", AclOperation.READ));
+        assertFalse(allows(own, ResourceType.GROUP, ArchiveCommand.DEFAULT_GROUP, AclOperation.READ));
+        assertFalse(b.stream().anyMatch(x -> x.pattern().resourceType() == ResourceType.CLUSTER
+                || x.pattern().resourceType() == ResourceType.TRANSACTIONAL_ID), b.toString());
+        CliRunner r = CliRunner.run("acls", "--role", "archive", "--principal", "User:archive");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("--operation Read --group swapstream-archive --resource-pattern-type prefixed"), r.out());
+    }
+
+    @Test
     void everyTopicARoleUsesIsOneTheAdminCreates() {
         Set<String> created = new HashSet<>(TopicSetup.topics().keySet());
         for (Role r : Role.values()) assertTrue(created.containsAll(RoleAcls.suffixes(r)), r.toString());

@@ -1,6 +1,9 @@
 package io.swapstream.http;
 
+import io.swapstream.decode.CompactBatchDecoder;
+import io.swapstream.decode.ContextSwap;
 import io.swapstream.decode.ProcessEvent;
+import io.swapstream.decode.ReadyThread;
 import io.swapstream.decode.ThreadEvent;
 
 import io.swapstream.etw.BufferDecoder;
@@ -22,8 +25,9 @@ import java.util.Map;
  * One session's buffers of a time range as an .etl file: the logfile header's buffer, the buffers of the rundown (its
  * process and thread DCStart events name what ran as the session began), the buffers holding the start of every process
  * and thread that still lives as the range begins (its name and process), every buffer with an event in the range, and on each processor the buffer
- * before its first in the range (what ran there as the range begins) and the one after its last, all whole and in
- * file order. The logfile
+ * before its first in the range (what ran there as the range begins) and the one after its last, and for each thread
+ * the buffer of its last switch and of its last readying before the range (where a wait or ready time that runs into
+ * the range began), all whole and in file order. The logfile
  * header's BuffersWritten, EndTime, EventsLost and BuffersLost are rewritten for the file written.
  *
  * <p>Two passes over the session's records, so that memory stays at a few buffers whatever the session's size: the
@@ -33,9 +37,18 @@ public final class RangeExport {
     /** What the first pass found: the buffers to write, and what the header is to say of them. */
     public record Plan(BitSet include, long inRange, long lastEventNanos, boolean eventsLost, boolean buffersLost) {}
 
+    /** A session's buffers in file order, handed to a sink: the topic's (a {@link RawSessionReader}), or a file's. */
+    public interface Buffers {
+        void each(RawSessionReader.Sink sink) throws IOException;
+    }
+
     private RangeExport() {}
 
     public static Plan plan(RawSessionReader reader, String session, boolean fromBeginning, long fromNanos, long toNanos) throws IOException {
+        return plan(sink -> reader.read(session, fromBeginning, sink), session, fromNanos, toNanos);
+    }
+
+    public static Plan plan(Buffers buffers, String session, long fromNanos, long toNanos) throws IOException {
         BitSet include = new BitSet();
         Map<Integer, Long> lastBefore = new HashMap<>();
         Map<Integer, Boolean> reached = new HashMap<>();
@@ -43,12 +56,15 @@ public final class RangeExport {
         long[] margin = {0};
         List<long[]> starts = new ArrayList<>();
         Map<Long, List<Long>> ends = new HashMap<>();
+        // by thread id: {buffer index, time} of its last switch (in or out) and of its last readying before the range
+        Map<Integer, long[]> lastSwitch = new HashMap<>();
+        Map<Integer, long[]> lastReady = new HashMap<>();
         BufferDecoder decoder = new BufferDecoder();
         SessionClock[] clock = new SessionClock[1];
         long[] inRange = {0};
         long[] last = {Long.MIN_VALUE};
         boolean[] lost = new boolean[2];
-        reader.read(session, fromBeginning, b -> {
+        buffers.each(b -> {
             int index = (int) b.index();
             decoder.load(session, b.fileOffset(), b.bytes(), 0, b.bytes().length);
             if (index == 0) {
@@ -68,6 +84,7 @@ public final class RangeExport {
                 span[1] = Math.max(span[1], t);
                 if (t >= toNanos) return;
                 int hook = ev.hookId();
+                if (t < fromNanos) lastSwitches(ev, index, t, clock[0], fromNanos, lastSwitch, lastReady);
                 if (hook == ProcessEvent.START || hook == ThreadEvent.START || hook == ProcessEvent.END || hook == ThreadEvent.END) {
                     try {
                         long key = hook == ProcessEvent.START || hook == ProcessEvent.END
@@ -106,6 +123,22 @@ public final class RangeExport {
                 lost[1] |= b.header().bufferLost();
             }
         });
+        // a wait or ready time running into the range is measured from the thread's last switch or readying before it:
+        // without that buffer it would be measured from an earlier one. An ended thread's last switch (its Terminated
+        // switch-out) ends what the decoder remembers of it, which matters when a new thread takes its id before the
+        // range's end. A readying the thread's last switch came after is over (its switch-in may lie in a buffer left
+        // out, which would make the readying seem to last into the range).
+        Map<Long, List<Long>> startTimes = new HashMap<>();
+        for (long[] st : starts) startTimes.computeIfAbsent(st[1], x -> new ArrayList<>()).add(st[2]);
+        lastSwitch.forEach((tid, at) -> {
+            List<Long> started = startTimes.get(tid & 0xFFFFFFFFL);
+            boolean reused = started != null && started.stream().anyMatch(t -> t > at[1]);
+            if (reused || alive(ends, tid, at[1])) include.set((int) at[0]);
+        });
+        lastReady.forEach((tid, at) -> {
+            long[] switched = lastSwitch.get(tid);
+            if ((switched == null || at[1] > switched[1]) && alive(ends, tid, at[1])) include.set((int) at[0]);
+        });
         // a process or thread started before the range's end is named by its start only if it lives at the range's start
         for (long[] st : starts) {
             List<Long> ended = ends.get(st[1]);
@@ -116,14 +149,69 @@ public final class RangeExport {
     }
 
     /**
+     * Notes the threads {@code ev} switches or readies before {@code fromNanos}, in buffer {@code index}: a CSwitch's
+     * old and new thread, a compact batch's switched-out threads (each packet's; the one a packet switches in is the
+     * next packet's, switched out later), a ReadyThread's awakened thread. Not a compact batch's thread table: it may
+     * still name a thread that has ended. An event too short for its fields is left to the decoder to report.
+     */
+    private static void lastSwitches(io.swapstream.etw.TraceEvent ev, int index, long t, SessionClock clock, long fromNanos,
+                                     Map<Integer, long[]> lastSwitch, Map<Integer, long[]> lastReady) {
+        ByteBuffer d = ev.data();
+        int p = ev.payloadOffset();
+        switch (ev.hookId()) {
+            case ContextSwap.HOOK_ID -> {
+                if (ev.payloadLength() < ContextSwap.SIZE) return;
+                note(lastSwitch, ContextSwap.newThreadId(d, p), index, t);
+                note(lastSwitch, ContextSwap.oldThreadId(d, p), index, t);
+            }
+            case CompactBatchDecoder.HOOK_ID -> {
+                try {
+                    // the wait reasons' boundary only sorts states from reasons, which this does not read
+                    CompactBatchDecoder.decode(d, p, ev.payloadLength(), Integer.MAX_VALUE, (kind, ts, oldTid, prio, state, reason, wait, slot) -> {
+                        long at = clock.toUnixNanos(ts);
+                        if (at < fromNanos) note(lastSwitch, oldTid, index, at);
+                    });
+                } catch (RuntimeException e) {
+                    // a malformed batch: the decoder reports it; what it held before the fault is noted
+                }
+            }
+            case ReadyThread.HOOK_ID -> {
+                if (ev.payloadLength() < ReadyThread.PAYLOAD_BYTES) return;
+                note(lastReady, ReadyThread.awakenedThreadId(d, p), index, t);
+            }
+            default -> { }
+        }
+    }
+
+    /** Whether thread {@code tid} has no end before the range from {@code since} on. */
+    private static boolean alive(Map<Long, List<Long>> ends, int tid, long since) {
+        List<Long> ended = ends.get(tid & 0xFFFFFFFFL);
+        return ended == null || ended.stream().noneMatch(e -> e >= since);
+    }
+
+    private static void note(Map<Integer, long[]> last, int tid, int index, long t) {
+        if (tid == 0) return; // the idle thread: no wait to measure
+        long[] at = last.get(tid);
+        if (at == null) last.put(tid, new long[] {index, t});
+        else if (t >= at[1]) {
+            at[0] = index;
+            at[1] = t;
+        }
+    }
+
+    /**
      * Writes the planned buffers to {@code out}, the logfile header's buffer rewritten for them; returns the buffers
      * written. The plan knows every count, so nothing is written twice and {@code out} may be a network stream.
      */
     public static long write(RawSessionReader reader, String session, boolean fromBeginning, Plan plan, OutputStream out)
             throws IOException {
+        return write(sink -> reader.read(session, fromBeginning, sink), session, plan, out);
+    }
+
+    public static long write(Buffers buffers, String session, Plan plan, OutputStream out) throws IOException {
         long[] written = {0};
         int count = plan.include().cardinality();
-        reader.read(session, fromBeginning, b -> {
+        buffers.each(b -> {
             if (!plan.include().get((int) b.index())) return;
             byte[] bytes = b.bytes();
             if (b.index() == 0) {
