@@ -148,10 +148,19 @@ final class ExportCommand implements Callable<Integer>, Denials {
 
     /**
      * A new file beside {@code target}, where it is written before it is renamed to it: a failed export leaves no
-     * half file, and a folder that cannot be written fails here.
+     * half file, and a folder that cannot be written fails here. Made with the process's umask, as any file a command
+     * writes (a temporary file's owner-only mode would stay with the export after the rename).
      */
     static Path partFile(Path target) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        return Files.createTempFile(dir, "." + target.getFileName(), ".part");
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        while (true) {
+            Path part = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(random.nextLong(), 36) + ".part");
+            try {
+                return Files.createFile(part);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // another export chose the same name: another one
+            }
+        }
     }
 }
