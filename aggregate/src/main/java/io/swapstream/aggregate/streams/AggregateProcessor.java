@@ -204,7 +204,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
     }
 
     private void finish(OpenSession o) {
-        // the end record came before the session could finish: a session cut short, or that lost anything, is not complete
+        // a session finishes once its end record has come (it is in the store): one cut short, or that lost anything, is not complete
         TraceSession end = sessionRecords.get(o.session);
         o.finish(context.currentSystemTimeMs(), end != null && end.getComplete() && o.incompleteFrom == null);
         open.remove(o.session);
