@@ -128,8 +128,8 @@ class IncompleteSessionTest {
             }
             assertEquals(t.getWindowEndNanos() <= knownUntil, t.getComplete(), r.key() + " ends " + t.getWindowEndNanos() + ", known until " + knownUntil);
             if (t.getComplete()) {
-                // computed from every processor: the whole file's row, the names its threads had by then aside
-                assertEquals(unlabelled(truth.get(r.key())), unlabelled(t), r.key());
+                // computed from every processor: the whole file's row, names and all
+                assertEquals(truth.get(r.key()), t, r.key());
                 complete.add(t);
             } else {
                 marked++;
@@ -162,7 +162,7 @@ class IncompleteSessionTest {
         }
     }
 
-    /** The row without its thread's names, which a cut file may not have had yet for a thread named at its end. */
+    /** The row without its thread's names and mark: its numbers. */
     static ThreadStats unlabelled(ThreadStats t) {
         assertNotNull(t, "the whole file has the row");
         return ThreadStats.newBuilder(t).setProcessId(null).setProcessName(null).setThreadName(null).setComplete(true).build();
