@@ -109,6 +109,9 @@ class TruncatedTraceIT {
             Map<Long, HostStats> hosts = awaitHostRows(k, completeWindows, Duration.ofSeconds(120));
             assertEquals(completeWindows, new TreeSet<>(hosts.keySet()), "roll-up windows of host trunc");
             assertEquals(switchesIn, hosts.values().stream().mapToLong(HostStats::getSwitchInCount).sum());
+            // the fleet's metrics count the complete rows' switches alone
+            assertEquals(switchesIn, awaitHostSwitches(rollup, switchesIn, Duration.ofSeconds(60)), "swapstream_host_switches of trunc");
+            RebalanceIT.awaitMetric(aggregate, "swapstream_incomplete_stats_out_total");
             long markedReadyMax = rows.values().stream().filter(t -> !t.getComplete() && t.getReadyMaxNanos() != null)
                     .mapToLong(ThreadStats::getReadyMaxNanos).max().orElse(0);
             System.out.printf("TruncatedTraceIT: %d complete window rows in %d windows (the whole file's), %d marked (%d not the whole"
@@ -171,6 +174,25 @@ class TruncatedTraceIT {
             if (System.nanoTime() > deadline) throw new AssertionError("host rows of " + latest.keySet() + ", not all of " + windows + "\n" + logs());
             Thread.sleep(500);
         }
+    }
+
+    /**
+     * The rollup's {@code swapstream_host_switches_total} of host trunc, once it is {@code expected} or after the timeout (a
+     * series shows 0 at its first scrape, then its value).
+     */
+    private static long awaitHostSwitches(StageProcess rollup, long expected, Duration timeout) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.URI uri = java.net.URI.create("http://" + rollup.http() + "/metrics");
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("(?m)^swapstream_host_switches_total\\{[^}]*host=\"trunc\"[^}]*} ([0-9.E]+)$");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long seen = -1;
+        while (seen != expected && System.nanoTime() < deadline) {
+            String body = http.send(java.net.http.HttpRequest.newBuilder(uri).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher m = p.matcher(body);
+            seen = m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
+            if (seen != expected) Thread.sleep(500);
+        }
+        return seen;
     }
 
     String logs() throws Exception {
