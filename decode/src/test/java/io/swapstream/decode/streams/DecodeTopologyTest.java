@@ -167,6 +167,37 @@ class DecodeTopologyTest {
     }
 
     /**
+     * A trace cut off before every processor wrote a buffer: a processor that showed nothing may have run anything, so the
+     * session is known until no time, and every batch it sends is marked so.
+     */
+    @Test
+    void aSessionCutBeforeAProcessorWroteABufferIsKnownUntilNoTime() throws Exception {
+        Path f = dir.resolve("t.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000), 0x28);
+        String session = SessionDecoder.decodeFile(f, "h", null, c -> { }, null).session().session();
+        byte[] bytes = Files.readAllBytes(f);
+        // the buffers before the last processor's first one
+        int cut = 0;
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        try (var r = io.swapstream.etw.EtlReader.open(f)) {
+            while (r.next() && (seen.add(r.header().processor()) ? seen.size() < 4 : true)) cut++;
+        }
+        assertTrue(cut > 1 && seen.size() == 4, cut + " buffers");
+        try (TopologyTestDriver driver = driver("state", Map.of())) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            for (int i = 0; i < cut; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+            TestRecord<String, byte[]> end = record(session, new byte[0], cut, true);
+            end.headers().add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
+            end.headers().add(SwapstreamConfig.HEADER_INGEST_ERROR, "truncated".getBytes(StandardCharsets.UTF_8));
+            raw.pipeInput(end);
+            List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
+                    new SwitchBatchSerde()).readRecordsToList();
+            assertFalse(batches.isEmpty());
+            for (TestRecord<String, SwitchBatch> b : batches) assertEquals(Long.MIN_VALUE, IncompleteFrom.of(b.headers()));
+        }
+    }
+
+    /**
      * Another recording under a live session's id (a trace made up with its host, logger and start time, sent
      * by another ingester): its buffers, a buffer without a stream and its end marker go to the dead letters,
      * and the session's own buffers go on to the same switches and a complete end.
