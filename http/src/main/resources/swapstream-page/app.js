@@ -55,7 +55,9 @@ const COLUMNS = [
   { head: "total ready", hide: "opt3", by: "readySumNanos", show: t => ms(t.readySumNanos), num: t => t.readySumNanos },
   { head: "readied by", cls: "text readiers", show: readiedBy },
   { head: "priority", hide: "opt2", by: "priorityMean", show: t => t.priorityMean == null ? "" : t.priorityMean.toFixed(1), num: t => t.priorityMean },
-  { head: "state", cls: "text", show: t => t.final ? "final" : "running" },
+  // a row computed from a time its session does not know (docs/architecture.md "Incomplete sessions")
+  { head: "state", cls: "text", show: t => t.complete === false ? "incomplete" : t.final ? "final" : "running",
+    title: t => t.complete === false ? "its session ended incomplete: switches of this row's time may be missing" : "" },
   // the year left out (the tooltip has the whole id, the filter the whole start)
   { head: "session start", cls: "text", show: t => sessionStart(t.session).replace(/^\d{4}-/, ""), title: t => t.session },
 ];

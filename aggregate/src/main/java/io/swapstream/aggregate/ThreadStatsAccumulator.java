@@ -369,6 +369,7 @@ public final class ThreadStatsAccumulator {
         s.setReadyP99Nanos(ready[2]);
         s.setTopReadiers(topReadiers());
         s.setFinal$(isFinal);
+        s.setComplete(true); // the constructor leaves a boolean false; the stage marks the rows it knows to be incomplete
         s.setWaitSketch(waitCount > 0 ? SketchBytes.of(waits) : null);
         s.setReadySketch(readyCount > 0 ? SketchBytes.of(readies) : null);
         s.setRunSketch(runCount > 0 ? SketchBytes.of(runs) : null);

@@ -69,6 +69,16 @@ final class ReleasePolicy {
     }
 
     /**
+     * The time up to which every processor's own buffers (or a declared flush timer) show its events to be in the trace
+     * read so far, whatever a finished file's lateness says: the earliest of the processors' latest evidence, as the merge
+     * releases on; {@link Long#MIN_VALUE} when a processor has shown nothing. When a session ends cut short, a processor's
+     * buffers after it may be missing, so derived times from then on are not known (docs/architecture.md "Incomplete sessions").
+     */
+    long knownUntil() {
+        return safeBefore(Long.MIN_VALUE);
+    }
+
+    /**
      * Everything any processor logged before this time is in the trace read so far: in a finished
      * file, its lateness before the latest event read. A live session has not shown its future: a
      * quiet processor's first buffer is the one that comes later than all before it, so only the

@@ -116,6 +116,18 @@ public final class SessionDecoder {
     }
 
     /**
+     * The Unix time, ns, up to which every processor's events are in the buffers taken: the earliest of the processors'
+     * last events ({@link SwitchExpander#knownUntilTimestamp}); {@link Long#MIN_VALUE} when a processor (one the logfile
+     * header counts, or one the trace named) has shown nothing, or before the header. For a session cut short, switches
+     * from then on may miss their processors' neighbours and derived times.
+     */
+    public long knownUntilNanos() {
+        if (expander == null) return Long.MIN_VALUE;
+        long ts = expander.knownUntilTimestamp();
+        return ts == Long.MIN_VALUE ? Long.MIN_VALUE : clock.toUnixNanos(ts);
+    }
+
+    /**
      * Takes the buffer loaded in {@code decoder}; its switches are handed over before this returns.
      *
      * @throws EtlFormatException for a malformed event, located in the source

@@ -61,6 +61,12 @@ public final class SwitchExpander {
     public long newestReadTimestamp() { return intake.frontier; }
 
     /**
+     * The time, in clock ticks, up to which every processor's events are in what was read: the earliest of their latest
+     * evidence; {@link Long#MIN_VALUE} when a processor has shown nothing. Asked once, when a session ends incomplete.
+     */
+    public long knownUntilTimestamp() { return policy.knownUntil(); }
+
+    /**
      * Takes one event of the session, in buffer order.
      *
      * @throws MalformedEventException when a switch payload does not fit its layout

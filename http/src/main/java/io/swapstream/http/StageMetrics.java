@@ -32,7 +32,7 @@ public final class StageMetrics implements AutoCloseable {
     private static final Map<String, List<String>> COUNTERS = Map.of(
             "decode", List.of(RECORDS_IN, BUFFERS_IN, SWITCHES_OUT, SWITCHES_OUT_OF_ORDER, SESSIONS_ENDED, SESSIONS_FORGOTTEN, BUFFERS_LOST,
                     EVENTS_LOST),
-            "aggregate", List.of(SWITCHES_IN, STATS_OUT, WAKE_EDGES_OUT, WINDOWS_CLOSED, DUPLICATE_BATCHES, SESSIONS_ENDED, SESSIONS_FORGOTTEN),
+            "aggregate", List.of(SWITCHES_IN, STATS_OUT, INCOMPLETE_STATS_OUT, WAKE_EDGES_OUT, WINDOWS_CLOSED, DUPLICATE_BATCHES, SESSIONS_ENDED, SESSIONS_FORGOTTEN),
             "rollup", List.of(ROWS_IN, ROLLUPS_OUT, ROLLUP_LATE_ROWS, ROLLUP_REVISIONS_OUT, WINDOWS_CLOSED));
 
     /** A Kafka client metric worth a series of its own: its group and name, how instances combine, and what it shows. */

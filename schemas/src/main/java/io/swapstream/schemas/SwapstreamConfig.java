@@ -146,6 +146,14 @@ public final class SwapstreamConfig {
      * its committed state taking them in the topic.
      */
     public static final String HEADER_BATCH_SEQUENCE = "batch-sequence";
+    /**
+     * On the switch batches (and switch rows) a session that ended incomplete sends at its end: the Unix time, ns, from
+     * which its times are not known, the earliest of its processors' last events ({@link Long#MIN_VALUE}: a processor
+     * showed nothing, so no time is). A processor's buffers past it may be missing, so derived times and statistics from
+     * then on may count switches that are not there; the aggregate marks the windows that end after it incomplete
+     * (docs/architecture.md "Incomplete sessions").
+     */
+    public static final String HEADER_INCOMPLETE_FROM = "incomplete-from";
     public static final String HEADER_STAGE = "stage";
 
     /** The full name of a topic under the configured prefix. */

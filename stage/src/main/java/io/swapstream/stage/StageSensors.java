@@ -28,6 +28,7 @@ public final class StageSensors {
     public static final String SWITCHES_OUT = "switches-out";
     public static final String SWITCHES_OUT_OF_ORDER = "switches-out-of-order";
     public static final String STATS_OUT = "stats-out";
+    public static final String INCOMPLETE_STATS_OUT = "incomplete-stats-out";
     public static final String WAKE_EDGES_OUT = "wake-edges-out";
     public static final String WINDOWS_CLOSED = "windows-closed";
     public static final String DUPLICATE_BATCHES = "duplicate-batches";
@@ -70,6 +71,8 @@ public final class StageSensors {
                     + " back; aggregate, the newest switch taken minus the end of the newest window closed"),
             Map.entry(SWITCHES_IN, "context switches taken"),
             Map.entry(STATS_OUT, "ThreadStats rows emitted"),
+            Map.entry(INCOMPLETE_STATS_OUT, "ThreadStats rows emitted with complete false (a session that ended incomplete: windows"
+                    + " past the time it is known until, and its whole-session rows): kept out of the roll-ups"),
             Map.entry(WAKE_EDGES_OUT, "WakeEdge records emitted: a session's closed window's waker and woken process pairs"),
             Map.entry(WINDOWS_CLOSED, "windows emitted final"),
             Map.entry(DUPLICATE_BATCHES, "batches skipped: the session had taken their batch number"),

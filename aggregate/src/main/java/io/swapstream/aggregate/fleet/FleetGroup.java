@@ -120,6 +120,7 @@ public final class FleetGroup {
         s.setProcessName(row.getProcessName());
         s.setWindowStartNanos(row.getWindowStartNanos());
         s.setWindowEndNanos(row.getWindowEndNanos());
+        s.setComplete(row.getComplete());
         s.setSwitchInCount(row.getSwitchInCount());
         s.setWaitReasonCounts(Map.of());
         s.setWaitCount(row.getWaitCount());

@@ -11,6 +11,7 @@ final class AggregateMetrics {
     private final StageSensors sensors;
     final Sensor switchesIn;
     final Sensor statsOut;
+    final Sensor incompleteStatsOut;
     final Sensor wakeEdgesOut;
     final Sensor windowsClosed;
     final Sensor duplicateBatches;
@@ -25,6 +26,7 @@ final class AggregateMetrics {
         sensors = new StageSensors(context, "aggregate");
         switchesIn = sensors.counter(SWITCHES_IN);
         statsOut = sensors.counter(STATS_OUT);
+        incompleteStatsOut = sensors.counter(INCOMPLETE_STATS_OUT);
         wakeEdgesOut = sensors.counter(WAKE_EDGES_OUT);
         windowsClosed = sensors.counter(WINDOWS_CLOSED);
         duplicateBatches = sensors.counter(DUPLICATE_BATCHES);

@@ -8,6 +8,7 @@ import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.stage.BatchSequence;
+import io.swapstream.stage.IncompleteFrom;
 import io.swapstream.stage.InputRecordReader;
 import io.swapstream.stage.StateStores;
 import java.time.Duration;
@@ -128,7 +129,7 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
             return;
         }
         if (in.batch() != null) {
-            if (!takeBatch(o, record.key(), in.batch(), BatchSequence.of(record.headers()))) return;
+            if (!takeBatch(o, record.key(), in.batch(), BatchSequence.of(record.headers()), IncompleteFrom.of(record.headers()))) return;
         } else {
             takeSessionRecord(o, in.session());
         }
@@ -136,8 +137,11 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         if (o.state.allArrived()) finish(o);
     }
 
-    /** Takes a batch numbered {@code seq} (-1: not numbered); false when the session has taken that number already. */
-    private boolean takeBatch(OpenSession o, String key, byte[] bytes, long seq) {
+    /**
+     * Takes a batch numbered {@code seq} (-1: not numbered), which says its session's times are not known from
+     * {@code incompleteFrom} (null: it does not); false when the session has taken that number already.
+     */
+    private boolean takeBatch(OpenSession o, String key, byte[] bytes, long seq, Long incompleteFrom) {
         RecordMetadata m = context.recordMetadata().orElseThrow(() -> new IllegalStateException("no record is being processed"));
         boolean numbered = seq >= 0;
         if (numbered && seq < o.state.nextSequence) {
@@ -162,6 +166,8 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         if (b.count() > 0) metrics.taken(b.timeNanos(b.count() - 1));
         o.noteBatch(InputRecordReader.reference(m.partition(), m.offset()), bytes.length);
         o.state.host = b.host();
+        // what a session that ended incomplete sent at its end: the windows it closes past this time are marked
+        if (incompleteFrom != null) o.incompleteFrom = incompleteFrom;
         o.statistics.accept(b);
         o.state.switches += b.count();
         return true;
@@ -198,7 +204,9 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
     }
 
     private void finish(OpenSession o) {
-        o.finish(context.currentSystemTimeMs());
+        // a session finishes once its end record has come (it is in the store): one cut short, or that lost anything, is not complete
+        TraceSession end = sessionRecords.get(o.session);
+        o.finish(context.currentSystemTimeMs(), end != null && end.getComplete() && o.incompleteFrom == null);
         open.remove(o.session);
         metrics.sessionsOpen.record(open.size());
         metrics.sessionsEnded.record();

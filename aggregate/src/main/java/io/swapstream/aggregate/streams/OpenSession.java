@@ -32,6 +32,15 @@ final class OpenSession implements SessionStatistics.Accumulators {
     boolean replaying;
     /** Skipping batches this session has taken before: one log line for a run of them. */
     boolean skipping;
+    /**
+     * The time, Unix ns, from which the batch being taken says the session's times are not known (the decode stage's
+     * {@link io.swapstream.stage.IncompleteFrom} on what a session that ended incomplete sent at its end); null while
+     * none said so. Not stored: every batch sent after it carries it too, and the session's end record says it is
+     * incomplete for the rows that go out at its end.
+     */
+    Long incompleteFrom;
+    /** Ending a session whose end record says it is not complete: its last window and whole-session rows are marked. */
+    private boolean endingIncomplete;
 
     private final AggregateStores stores;
     private final RowEmitter rows;
@@ -110,7 +119,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
     @Override
     public void windowClosed(long start) {
         pages.closeWindow(start, (tid, a) -> {
-            if (!replaying) rows.emit(this, tid, a, start, true);
+            if (!replaying) rows.emit(this, tid, a, start, true, windowKnown(start));
         });
         if (!replaying) {
             metrics.windowsClosed.record();
@@ -121,6 +130,12 @@ final class OpenSession implements SessionStatistics.Accumulators {
         shortWindows = batchesAtClose >= 0 && state.batches - batchesAtClose < settings.flushEvery().records() / 4;
         batchesAtClose = state.batches;
         rows.dropWindow(session, start - settings.keepWindows() * settings.windowNanos());
+    }
+
+    /** Whether the window from {@code start} ends by the time the session's switches are known until. */
+    private boolean windowKnown(long start) {
+        if (endingIncomplete) return false;
+        return incompleteFrom == null || incompleteFrom != Long.MIN_VALUE && start + settings.windowNanos() <= incompleteFrom;
     }
 
     @Override
@@ -178,13 +193,17 @@ final class OpenSession implements SessionStatistics.Accumulators {
 
     /** Emits the whole-session rows that changed since the last time. */
     void emitChanged() {
-        pages.takeRowsDue((tid, a) -> rows.emit(this, tid, a, null, false));
+        pages.takeRowsDue((tid, a) -> rows.emit(this, tid, a, null, false, incompleteFrom == null));
     }
 
-    /** Every switch and thread record has arrived: the last window and every whole-session row go out final; the state but the progress goes. */
-    void finish(long nowMs) {
+    /**
+     * Every switch and thread record has arrived: the last window and every whole-session row go out final, marked
+     * incomplete unless the session's end record says {@code complete}; the state but the progress goes.
+     */
+    void finish(long nowMs, boolean complete) {
+        endingIncomplete = !complete;
         statistics.closeAll();
-        pages.takeAll((tid, a) -> rows.emit(this, tid, a, null, true));
+        pages.takeAll((tid, a) -> rows.emit(this, tid, a, null, true, complete));
         if (edgesStored) StateStores.remove(stores.accumulators(), edgesKey);
         edgesStored = false;
         dropRedo();

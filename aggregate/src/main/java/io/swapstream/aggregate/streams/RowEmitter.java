@@ -76,8 +76,11 @@ final class RowEmitter {
         return e.getWakerProcess() + "/" + e.getWokenProcess() + "/" + e.getWindowStartNanos() + "/" + e.getSession();
     }
 
-    /** One row: a window's ({@code windowStart} given) or the whole session's (null: first to last switch). */
-    void emit(OpenSession o, int tid, ThreadStatsAccumulator a, Long windowStart, boolean isFinal) {
+    /**
+     * One row: a window's ({@code windowStart} given) or the whole session's (null: first to last switch); {@code complete}
+     * false marks one computed from a session's time that is not known (docs/architecture.md "Incomplete sessions").
+     */
+    void emit(OpenSession o, int tid, ThreadStatsAccumulator a, Long windowStart, boolean isFinal, boolean complete) {
         String key = ThreadStatsFields.key(o.session, tid, windowStart);
         long start = windowStart != null ? windowStart : a.firstNanos();
         long end = windowStart != null ? windowStart + settings.windowNanos() : a.lastNanos();
@@ -85,8 +88,10 @@ final class RowEmitter {
         String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
         ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
                 info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
+        stats.setComplete(complete);
         String storeKey = windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid);
         metrics.statsOut.record();
+        if (!complete) metrics.incompleteStatsOut.record();
         // the sink serializes the row as it is forwarded: the topic gets its sketches
         context.forward(new Record<>(key, stats, o.timestamp));
         // the store answers queries, which show no sketch bytes: kept there too, they doubled the rows'

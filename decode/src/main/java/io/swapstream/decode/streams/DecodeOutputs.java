@@ -7,6 +7,7 @@ import io.swapstream.schemas.avro.ContextSwitch;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.stage.BatchSequence;
+import io.swapstream.stage.IncompleteFrom;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -31,13 +32,21 @@ final class DecodeOutputs {
         this.context = context;
     }
 
-    /** A batch, numbered {@code sequence} in its session (header {@value SwapstreamConfig#HEADER_BATCH_SEQUENCE}). */
-    void batch(String session, SwitchBatch batch, long sequence, long timestamp) {
-        context.forward(new Record<String, SwitchBatch>(session, batch, timestamp, BatchSequence.header(sequence)), BATCHES);
+    /**
+     * A batch, numbered {@code sequence} in its session (header {@value SwapstreamConfig#HEADER_BATCH_SEQUENCE}); with
+     * {@code incompleteFrom} (not null) the time from which its session's times are not known (header
+     * {@value SwapstreamConfig#HEADER_INCOMPLETE_FROM}).
+     */
+    void batch(String session, SwitchBatch batch, long sequence, long timestamp, Long incompleteFrom) {
+        Headers h = BatchSequence.header(sequence);
+        if (incompleteFrom != null) IncompleteFrom.add(h, incompleteFrom);
+        context.forward(new Record<String, SwitchBatch>(session, batch, timestamp, h), BATCHES);
     }
 
-    void contextSwitch(String session, ContextSwitch row, long timestamp) {
-        context.forward(new Record<String, ContextSwitch>(session, row, timestamp), SWITCHES);
+    void contextSwitch(String session, ContextSwitch row, long timestamp, Long incompleteFrom) {
+        Headers h = new RecordHeaders();
+        if (incompleteFrom != null) IncompleteFrom.add(h, incompleteFrom);
+        context.forward(new Record<String, ContextSwitch>(session, row, timestamp, h), SWITCHES);
     }
 
     void thread(String session, ThreadInfo thread, long timestamp) {

@@ -268,6 +268,12 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (reason.equals("idle-timeout")) {
             p.lost("no buffer for " + settings.idleTimeoutMs() / 1000 + " s: the session was ended as incomplete");
         }
+        if (lost > 0 || !reason.equals("end-marker") || l.decoder.counters().switchesOutOfOrder > 0) {
+            // cut short: past the earliest processor's last event, another's buffers may be missing, so what the merge
+            // still holds goes out marked with that time, and the aggregate marks the windows past it
+            // (docs/architecture.md "Incomplete sessions"); what left before, left once every processor had passed it
+            l.incompleteFrom = l.decoder.knownUntilNanos();
+        }
         try {
             l.decoder.finish();
         } catch (KafkaException e) {

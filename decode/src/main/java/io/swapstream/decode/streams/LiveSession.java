@@ -41,6 +41,11 @@ final class LiveSession {
     long checkpointBytes;
     /** Items its merge held after the last buffer, for the metric. */
     long queued;
+    /**
+     * Set as a session that ended incomplete sends what its merge held: the time its batches say their times are not
+     * known from ({@link io.swapstream.stage.IncompleteFrom}); null while none is marked.
+     */
+    Long incompleteFrom;
 
     private LiveSession(String session, DecodeProgress p, byte[] checkpoint, DecodeSettings settings, DecodeOutputs outputs,
                         DecodeMetrics metrics) {
@@ -119,8 +124,8 @@ final class LiveSession {
         if (replaying) return;
         progress.switches += b.count();
         metrics.switchesOut.record(b.count());
-        outputs.batch(session, b, progress.batches++, timestamp);
-        if (rows) for (int i = 0; i < b.count(); i++) outputs.contextSwitch(session, AvroRecords.of(b.row(i)), timestamp);
+        outputs.batch(session, b, progress.batches++, timestamp, incompleteFrom);
+        if (rows) for (int i = 0; i < b.count(); i++) outputs.contextSwitch(session, AvroRecords.of(b.row(i)), timestamp, incompleteFrom);
     }
 
     private void thread(ThreadInfo t) {

@@ -19,6 +19,7 @@ import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
+import io.swapstream.stage.IncompleteFrom;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,6 +79,7 @@ class DecodeTopologyTest {
                 rows.addAll(batches.get(i).value().rows());
                 // numbered from 0 in the order sent, the resent buffer and the file sent again adding none
                 assertEquals(String.valueOf(i), header(batches.get(i), SwapstreamConfig.HEADER_BATCH_SEQUENCE));
+                assertEquals(null, IncompleteFrom.of(batches.get(i).headers()), "a complete session's batches carry no mark");
             }
             assertTrue(batches.size() > 1);
             assertEquals(expected, rows);
@@ -108,6 +110,90 @@ class DecodeTopologyTest {
             assertEquals(1, metric(driver, StageSensors.DEAD_LETTERS + "-total", "no-session-key"));
             assertEquals(1, metric(driver, StageSensors.SESSIONS_ENDED + "-total", null));
             assertEquals(0, metric(driver, StageSensors.SESSIONS_OPEN, null));
+        }
+    }
+
+    /**
+     * A file-mode trace cut off half way, ended by the ingester's marker with its error: its processors' buffers end at
+     * different times. Every switch sent before the end is before the earliest processor's last event, and is the
+     * whole file's switch, derived times and all; what the merge held goes out at the end marked with that time, in
+     * batches and rows, and some of it is not what the whole file says.
+     */
+    @Test
+    void aSessionCutShortMarksWhatItSendsPastTheEarliestProcessorsLastEvent() throws Exception {
+        Path f = dir.resolve("t.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000), 0x28);
+        List<ContextSwitch> whole = new ArrayList<>();
+        String session = SessionDecoder.decodeFile(f, "h", null, whole::add, null).session().session();
+        byte[] bytes = Files.readAllBytes(f);
+        int cut = bytes.length / SIZE / 2;
+        try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.DECODE_ROWS, "true"))) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            for (int i = 0; i < cut; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+            TestRecord<String, byte[]> end = record(session, new byte[0], cut, true);
+            end.headers().add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
+            end.headers().add(SwapstreamConfig.HEADER_INGEST_ERROR, "truncated".getBytes(StandardCharsets.UTF_8));
+            raw.pipeInput(end);
+            List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
+                    new SwitchBatchSerde()).readRecordsToList();
+            Long knownUntil = null;
+            List<ContextSwitch> before = new ArrayList<>();
+            List<ContextSwitch> past = new ArrayList<>();
+            for (TestRecord<String, SwitchBatch> b : batches) {
+                Long from = IncompleteFrom.of(b.headers());
+                if (from == null) {
+                    assertEquals(null, knownUntil, "no unmarked batch after a marked one");
+                } else {
+                    if (knownUntil != null) assertEquals(knownUntil, from, "one time for the session");
+                    knownUntil = from;
+                }
+                for (ContextSwitch c : b.value().rows()) (from == null ? before : past).add(c);
+            }
+            assertTrue(knownUntil != null && knownUntil != Long.MIN_VALUE, "every processor wrote a buffer before the cut");
+            long known = knownUntil;
+            assertTrue(before.size() > 1000 && !past.isEmpty(), before.size() + " before, " + past.size() + " past");
+            assertTrue(before.stream().allMatch(c -> c.timeNanos() < known));
+            assertEquals(whole.stream().filter(c -> c.timeNanos() < known).toList(), before, "the whole file's switches up to then");
+            long last = past.get(past.size() - 1).timeNanos();
+            assertFalse(whole.stream().filter(c -> c.timeNanos() >= known && c.timeNanos() <= last).toList()
+                    .equals(past.stream().filter(c -> c.timeNanos() >= known).toList()), "past it, the switches are not the whole file's");
+            // the rows on request carry the same mark
+            var rows = driver.createOutputTopic("etw.context-switches", new StringDeserializer(),
+                    new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ContextSwitch.class)).readRecordsToList();
+            assertEquals(before.size() + past.size(), rows.size());
+            assertEquals(past.size(), rows.stream().filter(r -> IncompleteFrom.of(r.headers()) != null).count());
+            assertFalse(sessions(driver).get(1).getComplete());
+        }
+    }
+
+    /**
+     * A trace cut off before every processor wrote a buffer: a processor that showed nothing may have run anything, so the
+     * session is known until no time, and every batch it sends is marked so.
+     */
+    @Test
+    void aSessionCutBeforeAProcessorWroteABufferIsKnownUntilNoTime() throws Exception {
+        Path f = dir.resolve("t.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000), 0x28);
+        String session = SessionDecoder.decodeFile(f, "h", null, c -> { }, null).session().session();
+        byte[] bytes = Files.readAllBytes(f);
+        // the buffers before the last processor's first one
+        int cut = 0;
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        try (var r = io.swapstream.etw.EtlReader.open(f)) {
+            while (r.next() && (seen.add(r.header().processor()) ? seen.size() < 4 : true)) cut++;
+        }
+        assertTrue(cut > 1 && seen.size() == 4, cut + " buffers");
+        try (TopologyTestDriver driver = driver("state", Map.of())) {
+            TestInputTopic<String, byte[]> raw = rawBuffers(driver);
+            for (int i = 0; i < cut; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+            TestRecord<String, byte[]> end = record(session, new byte[0], cut, true);
+            end.headers().add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
+            end.headers().add(SwapstreamConfig.HEADER_INGEST_ERROR, "truncated".getBytes(StandardCharsets.UTF_8));
+            raw.pipeInput(end);
+            List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
+                    new SwitchBatchSerde()).readRecordsToList();
+            assertFalse(batches.isEmpty());
+            for (TestRecord<String, SwitchBatch> b : batches) assertEquals(Long.MIN_VALUE, IncompleteFrom.of(b.headers()));
         }
     }
 

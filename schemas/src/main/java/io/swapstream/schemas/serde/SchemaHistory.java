@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.avro.Schema;
 
 /**
@@ -25,6 +26,18 @@ public final class SchemaHistory {
 
     public static List<Schema> earlier(Class<?> type) {
         return EARLIER.get(type);
+    }
+
+    /**
+     * The records that gained fields since the last release (0.1.0), and which of their versions that release wrote.
+     * Updated when a release is cut: a type whose schema the release writes as it is leaves the map.
+     */
+    private static final Map<String, Integer> LAST_RELEASE_VERSION = Map.of("ThreadStats", 4);
+
+    /** The schema the last release wrote of {@code type}, when this build added fields to it since; else null. */
+    public static Schema lastRelease(Class<?> type) {
+        Integer v = LAST_RELEASE_VERSION.get(type.getSimpleName());
+        return v == null ? null : earlier(type).get(v - 1);
     }
 
     /** Every version of a generated record's schema, the first to the current. */

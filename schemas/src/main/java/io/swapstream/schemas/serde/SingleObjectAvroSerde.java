@@ -38,6 +38,8 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
     private final byte[] header;
     private final DatumWriter<T> writer;
     private final BinaryMessageDecoder<T> decoder;
+    /** What the last release wrote of this type, when fields were added since; null when it wrote this schema. */
+    private final ReleasedSchema released;
 
     /**
      * A thread's output and buffered encoder, reused: Avro's message encoder writes each value to a
@@ -49,6 +51,16 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
 
         byte[] bytes() {
             return Arrays.copyOf(buf, count);
+        }
+
+        /** What was written but its last {@code n} bytes. */
+        byte[] bytesBut(int n) {
+            return Arrays.copyOf(buf, count - n);
+        }
+
+        /** Whether what was written ends with the release's added fields' defaults. */
+        boolean endsWithTail(ReleasedSchema r) {
+            return r.endsWithTail(buf, count);
         }
     }
 
@@ -62,6 +74,7 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
         this.decoder = new BinaryMessageDecoder<>(MODEL, schema);
         // records written under an earlier schema still read, new fields at their defaults
         for (Schema earlier : SchemaHistory.earlier(type)) decoder.addSchema(earlier);
+        this.released = ReleasedSchema.of(type, schema);
     }
 
     /**
@@ -77,13 +90,28 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
         System.setProperty(key, String.join(",", packages));
     }
 
+    /**
+     * The record in single-object encoding: as the last release wrote it when the fields added since hold their
+     * defaults ({@link ReleasedSchema}), so that release's instances read it; else in this build's schema.
+     */
     @Override
     public byte[] serialize(String topic, T data) {
-        return data == null ? null : encode(header, data);
+        if (data == null) return null;
+        if (released != null && released.holds(data)) {
+            Output out = write(released.header, data);
+            // the added fields' defaults are the body's last bytes: without them, it is the release's record
+            if (out.endsWithTail(released)) return out.bytesBut(released.tailLength());
+        }
+        return encode(header, data);
     }
 
     /** {@code prefix}, then the record's Avro binary body. */
     byte[] encode(byte[] prefix, T data) {
+        return write(prefix, data).bytes();
+    }
+
+    /** The thread's output, holding {@code prefix} and the record's Avro binary body. */
+    private Output write(byte[] prefix, T data) {
         try {
             Output out = OUTPUT.get();
             out.reset();
@@ -91,7 +119,7 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
             out.encoder = EncoderFactory.get().binaryEncoder(out, out.encoder);
             writer.write(data, out.encoder);
             out.encoder.flush();
-            return out.bytes();
+            return out;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

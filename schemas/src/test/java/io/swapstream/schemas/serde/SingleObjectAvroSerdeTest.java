@@ -72,6 +72,47 @@ class SingleObjectAvroSerdeTest {
         assertEquals(sample(), sw);
     }
 
+    /**
+     * A ThreadStats row whose field added since release 0.1.0 ({@code complete}) holds its default is written as 0.1.0
+     * wrote it, fingerprint and bytes, so a 0.1.0 instance reads it during a rolling upgrade; a row marked incomplete is
+     * written in this build's schema, which 0.1.0 cannot read, and reads back marked.
+     */
+    @Test
+    void aRowWhoseAddedFieldsHoldTheirDefaultsIsWrittenAsTheReleaseWroteIt() throws Exception {
+        Schema release010 = SchemaHistory.lastRelease(io.swapstream.schemas.avro.ThreadStats.class);
+        GenericRecord old = new GenericData.Record(release010);
+        for (Schema.Field f : release010.getFields()) {
+            old.put(f.name(), switch (f.name()) {
+                case "session" -> "h:L:1";
+                case "host" -> "h";
+                case "waitReasonCounts" -> Map.of("WrQueue", 3L);
+                case "priorityHistogram" -> java.util.Collections.nCopies(32, 0L);
+                case "final" -> true;
+                default -> f.hasDefaultValue() ? GenericData.get().getDefaultValue(f)
+                        : f.schema().getType() == Schema.Type.LONG ? (Object) 7L
+                        : f.schema().getType() == Schema.Type.INT ? (Object) 7
+                        : f.schema().getType() == Schema.Type.MAP ? Map.of() : null;
+            });
+        }
+        byte[] written = new org.apache.avro.message.BinaryMessageEncoder<GenericRecord>(GenericData.get(), release010).encode(old).array();
+        SingleObjectAvroSerde<io.swapstream.schemas.avro.ThreadStats> serde = new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class);
+        io.swapstream.schemas.avro.ThreadStats row = serde.deserialize("t", written);
+        assertEquals(true, row.getComplete(), "0.1.0's rows read as complete");
+        assertArrayEquals(written, serde.serialize("t", row), "written as 0.1.0 wrote it");
+        BinaryMessageDecoder<GenericRecord> reader010 = new BinaryMessageDecoder<>(GenericData.get(), release010);
+        assertEquals(7L, reader010.decode(serde.serialize("t", row)).get("waitCount"));
+        row.setComplete(false);
+        byte[] marked = serde.serialize("t", row);
+        assertEquals(written.length + 1, marked.length);
+        assertThrows(Exception.class, () -> reader010.decode(marked), "0.1.0 reads no row it would take as complete");
+        assertEquals(false, serde.deserialize("t", marked).getComplete());
+        // a schema registry's readers fetch the writer's schema by its id: the registry's format writes this build's
+        assertEquals(false, serde.deserialize("t", serde.encode(
+                java.nio.ByteBuffer.allocate(10).order(java.nio.ByteOrder.LITTLE_ENDIAN).put((byte) 0xC3).put((byte) 0x01)
+                        .putLong(org.apache.avro.SchemaNormalization.parsingFingerprint64(
+                                io.swapstream.schemas.avro.ThreadStats.getClassSchema())).array(), row)).getComplete());
+    }
+
     @Test
     void factoryIsPluggable() {
         assertEquals(SingleObjectSerdeFactory.class, RecordSerdeFactory.from(Map.of()).getClass());

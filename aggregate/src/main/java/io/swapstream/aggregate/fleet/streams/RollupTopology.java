@@ -56,9 +56,12 @@ public final class RollupTopology {
         Serde<ThreadStats> rowSerde = new SingleObjectAvroSerde<>(ThreadStats.class);
         addStores(builder, PROCESSES, new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ProcessStats.class));
         addStores(builder, HOSTS, new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.HostStats.class));
-        // only final window rows: a whole-session row's key ends with its thread, a window's with its start
+        // only final window rows: a whole-session row's key ends with its thread, a window's with its start; and only
+        // complete ones: a window past the time an incomplete session is known until would put numbers computed from
+        // missing switches into the fleet's rows and metrics (docs/architecture.md "Incomplete sessions")
         KStream<String, ThreadStats> rows = builder.stream(settings.rows().name(), settings.rows().consumed())
-                .filter((k, v) -> v != null && v.getFinal$() && k.endsWith("/" + v.getWindowStartNanos()), Named.as("final-window-rows"))
+                .filter((k, v) -> v != null && v.getFinal$() && v.getComplete() && k.endsWith("/" + v.getWindowStartNanos()),
+                        Named.as("final-window-rows"))
                 .mapValues(FleetGroup::slim, Named.as("slim-rows"));
         rows.selectKey((k, v) -> rowKey(FleetGroup.nameOf(FleetGroup.Kind.PROCESS, v), v.getWindowStartNanos()), Named.as("by-process-name"))
                 .repartition(Repartitioned.<String, ThreadStats>as("by-process").withKeySerde(Serdes.String()).withValueSerde(rowSerde)
