@@ -16,6 +16,12 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.formats.avro.typeutils.AvroSchemaConverter;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.AfterAll;
@@ -119,5 +125,138 @@ class FlinkSqlIT {
                 () -> executeText(sql.replace(", 'scan.bounded.mode' = 'latest-offset'", "")).collect().close());
         assertTrue(e.getMessage().contains("unbounded"), e.getMessage());
         System.out.println("Flink, batch without 'scan.bounded.mode': " + e.getMessage().lines().findFirst().orElse(""));
+    }
+
+    /** A table's column list, every field of the registry's latest schema for the topic, as Flink's Avro converter maps them. */
+    static String columns(String schema) {
+        RowType row = (RowType) AvroSchemaConverter.convertToDataType(schema).getLogicalType();
+        List<String> out = new ArrayList<>();
+        for (RowType.RowField f : row.getFields()) out.add("`" + f.getName() + "` " + f.getType().asSerializableString());
+        return String.join(", ", out);
+    }
+
+    static String latestSchema(String topic) throws Exception {
+        return (String) Json.object(swapstream.ccompat("/subjects/" + topic + "-value/versions/latest")).get("schema");
+    }
+
+    /** A value Flink gave, as maps and lists (a row by its field names). */
+    static Object plain(Object v, LogicalType type) {
+        if (v == null) return null;
+        if (type instanceof RowType r) {
+            Row row = (Row) v;
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < r.getFieldCount(); i++) m.put(r.getFieldNames().get(i), plain(row.getField(i), r.getTypeAt(i)));
+            return m;
+        }
+        if (type instanceof ArrayType a) {
+            List<Object> l = new ArrayList<>();
+            for (Object e : (Object[]) v) l.add(plain(e, a.getElementType()));
+            return l;
+        }
+        if (type instanceof MapType m) {
+            Map<Object, Object> out = new java.util.LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) out.put(e.getKey(), plain(e.getValue(), m.getValueType()));
+            return out;
+        }
+        return v;
+    }
+
+    static List<Object> collect(TableResult result) throws Exception {
+        List<DataType> types = result.getResolvedSchema().getColumnDataTypes();
+        List<String> names = result.getResolvedSchema().getColumnNames();
+        List<Object> out = new ArrayList<>();
+        try (CloseableIterator<Row> it = result.collect()) {
+            while (it.hasNext()) {
+                Row r = it.next();
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                for (int i = 0; i < names.size(); i++) m.put(names.get(i), plain(r.getField(i), types.get(i).getLogicalType()));
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    static final String SCHEMA_OPTION = ",\n  'value.avro-confluent.schema' = '<SCHEMA>'";
+
+    /** The docs' whole-schema table on a topic: with the registry's latest schema given, or without that option. */
+    static String wholeTable(String topic, boolean withSchema) throws Exception {
+        String snippet = Snippets.get("flink-switch-batches", swapstream.bootstrap(), swapstream.registry());
+        assertTrue(snippet.contains(SCHEMA_OPTION), snippet);
+        if (!withSchema) snippet = snippet.replace(SCHEMA_OPTION, "");
+        String schema = latestSchema("etw." + topic);
+        return snippet.replace("'etw.switch-batches'", "'etw." + topic + "'").replace("<COLUMNS>", columns(schema))
+                .replace("<SCHEMA>", schema.replace("'", "''"));
+    }
+
+    /** The docs' whole-schema table reads etw.switch-batches, every field of every record as tail --stored prints it. */
+    @Test
+    void theWholeSchemaReadsTheBatches() throws Exception {
+        List<Map<String, Object>> records = Topics.tail(swapstream, "switch-batches", "--stored");
+        List<Object> got = collect(executeText(wholeTable("switch-batches", true)));
+        assertEquals(Topics.canonicalLines(records), Topics.canonicalLines(got));
+        System.out.printf("Flink, etw.switch-batches with the schema given: %d records, every field equal to tail --stored%n", got.size());
+    }
+
+    /** On the other topics the same table without the schema reads every field of every record as tail prints it. */
+    @Test
+    void everyColumnWithoutTheSchemaReadsTheOtherTopics() throws Exception {
+        List<String> report = new ArrayList<>();
+        for (String topic : new java.util.TreeSet<>(Topics.RECORD_TOPICS.keySet())) {
+            if (topic.equals("switch-batches")) continue;
+            List<Map<String, Object>> records = Topics.tail(swapstream, topic);
+            List<Object> got = collect(executeText(wholeTable(topic, false)));
+            assertEquals(Topics.canonicalLines(records), Topics.canonicalLines(got), topic);
+            report.add(topic + " " + got.size());
+        }
+        System.out.println("Flink, every column, no schema given: every field of every record equal to tail's, records per topic: "
+                + String.join(", ", report));
+    }
+
+    /** A schema with an optional record (the roll-ups' added) is refused: Flink's DDL makes a nullable row's fields nullable. */
+    @Test
+    void theSchemaGivenIsRefusedWhereARecordIsOptional() throws Exception {
+        for (String topic : List.of("process-stats", "host-stats")) {
+            String sql = wholeTable(topic, true);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> collect(executeText(sql)), topic);
+            assertTrue(e.getMessage().startsWith("Schema provided for 'avro-confluent' format does not match the table schema"), e.getMessage());
+        }
+        System.out.println("Flink, the schema given on process-stats, host-stats: refused (does not match the table schema)");
+    }
+
+    static String batchesTable(String columns) throws Exception {
+        return Snippets.get("flink-process-stats-batch", swapstream.bootstrap(), swapstream.registry())
+                .replace("'etw.process-stats'", "'etw.switch-batches'")
+                .replace("processName STRING, windowStartNanos BIGINT, `revision` INT, readyCount BIGINT, readyP99Nanos BIGINT", columns)
+                .replace("SELECT processName, windowStartNanos, `revision`, readyCount, readyP99Nanos", "SELECT *");
+    }
+
+    /** Without the schema, columns of the batches that hold no enum read; one that holds the enum fails, as the docs say. */
+    @Test
+    void withoutTheSchemaTheBatchesEnumFails() throws Exception {
+        List<Object> got = collect(executeText(batchesTable("`session` STRING, `host` STRING, `count` INT")));
+        List<Map<String, Object>> records = Topics.tail(swapstream, "switch-batches", "--stored");
+        List<Map<String, Object>> expected = new ArrayList<>();
+        for (Map<String, Object> r : records) expected.add(Map.of("session", r.get("session"), "host", r.get("host"), "count", r.get("count")));
+        assertEquals(Topics.canonicalLines(expected), Topics.canonicalLines(got));
+
+        Exception e = assertThrows(Exception.class,
+                () -> collect(executeText(batchesTable("`session` STRING, `sourceRuns` ROW<`values` ARRAY<STRING>, `lengths` ARRAY<INT>>"))));
+        Throwable root = e;
+        while (root.getCause() != null) root = root.getCause();
+        assertTrue(String.valueOf(root.getMessage()).startsWith("Found io.swapstream.schemas.avro.SwitchSource, expecting"), String.valueOf(root));
+        System.out.printf("Flink, etw.switch-batches without the schema: session, host, count read (%d records, equal to tail's);"
+                + " with sourceRuns: %s%n", got.size(), root);
+    }
+
+    /** Single-object records (written without the registry) are not Flink's: the query fails. */
+    @Test
+    void singleObjectRecordsAreUnreadable() throws Exception {
+        String sql = Snippets.get("flink-process-stats-batch", swapstream.bootstrap(), swapstream.registry())
+                .replace("'etw.process-stats'", "'" + Topics.SINGLE_OBJECT_PREFIX + "process-stats'");
+        Exception e = assertThrows(Exception.class, () -> collect(executeText(sql)));
+        Throwable root = e;
+        while (root.getCause() != null) root = root.getCause();
+        assertTrue(String.valueOf(root.getMessage()).contains("Magic number does not match"), String.valueOf(root));
+        System.out.println("Flink, single-object records: " + root);
     }
 }
