@@ -259,4 +259,86 @@ class FlinkSqlIT {
         assertTrue(String.valueOf(root.getMessage()).contains("Magic number does not match"), String.valueOf(root));
         System.out.println("Flink, single-object records: " + root);
     }
+
+    /**
+     * A record of an earlier schema version (ThreadStats v1, as `swapstream schemas --register` registers it) beside one
+     * of the current version, written with the Kafka client and Avro shaded in the SQL jars: with every column
+     * nullable the earlier one's later fields come back NULL (not their defaults) and its others as the current one's;
+     * with the NOT NULL columns Flink makes of the schema, the job fails.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void anEarlierVersionReadsWithNullsAndFailsNotNullColumns() throws Exception {
+        String topic = "ev.thread-stats";
+        swapstream.ok("schemas", "--register", swapstream.registry(), "--topic-prefix", "ev.");
+        String subject = topic + "-value";
+        List<Object> versions = (List<Object>) Json.parse(swapstream.ccompat("/subjects/" + subject + "/versions"));
+        assertTrue(versions.size() > 1, "ThreadStats has earlier versions: " + versions);
+        Map<String, Object> first = Json.object(swapstream.ccompat("/subjects/" + subject + "/versions/" + versions.get(0)));
+        org.apache.flink.avro.shaded.org.apache.avro.Schema v1 =
+                new org.apache.flink.avro.shaded.org.apache.avro.Schema.Parser().parse((String) first.get("schema"));
+        Map<String, Object> client = Map.of("bootstrap.servers", swapstream.bootstrap(), "isolation.level", "read_committed");
+        var bytes = new org.apache.flink.kafka.shaded.org.apache.kafka.common.serialization.ByteArrayDeserializer();
+        byte[] current = null;
+        try (var consumer = new org.apache.flink.kafka.shaded.org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(client, bytes, bytes)) {
+            List<org.apache.flink.kafka.shaded.org.apache.kafka.common.TopicPartition> parts = new ArrayList<>();
+            for (var p : consumer.partitionsFor("etw.thread-stats")) {
+                parts.add(new org.apache.flink.kafka.shaded.org.apache.kafka.common.TopicPartition(p.topic(), p.partition()));
+            }
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            for (int polls = 0; current == null && polls < 600; polls++) { // a bound: the topic holds records
+                for (var r : consumer.poll(java.time.Duration.ofMillis(500))) {
+                    if (r.value() != null && current == null) current = r.value();
+                }
+            }
+        }
+        assertTrue(current != null, "a record of etw.thread-stats");
+        int writerId = java.nio.ByteBuffer.wrap(current, 1, 4).getInt();
+        var writer = new org.apache.flink.avro.shaded.org.apache.avro.Schema.Parser().parse(
+                (String) Json.object(swapstream.ccompat("/schemas/ids/" + writerId)).get("schema"));
+        var asV1 = new org.apache.flink.avro.shaded.org.apache.avro.generic.GenericDatumReader<Object>(writer, v1)
+                .read(null, org.apache.flink.avro.shaded.org.apache.avro.io.DecoderFactory.get().binaryDecoder(current, 5, current.length - 5, null));
+        java.io.ByteArrayOutputStream framed = new java.io.ByteArrayOutputStream();
+        framed.write(0);
+        framed.write(java.nio.ByteBuffer.allocate(4).putInt(((Number) first.get("id")).intValue()).array());
+        var encoder = org.apache.flink.avro.shaded.org.apache.avro.io.EncoderFactory.get().binaryEncoder(framed, null);
+        new org.apache.flink.avro.shaded.org.apache.avro.generic.GenericDatumWriter<Object>(v1).write(asV1, encoder);
+        encoder.flush();
+        try (var admin = org.apache.flink.kafka.shaded.org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", swapstream.bootstrap()))) {
+            admin.createTopics(List.of(new org.apache.flink.kafka.shaded.org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        var out = new org.apache.flink.kafka.shaded.org.apache.kafka.common.serialization.ByteArraySerializer();
+        try (var producer = new org.apache.flink.kafka.shaded.org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(
+                Map.of("bootstrap.servers", swapstream.bootstrap()), out, out)) {
+            producer.send(new org.apache.flink.kafka.shaded.org.apache.kafka.clients.producer.ProducerRecord<>(topic, framed.toByteArray())).get();
+            producer.send(new org.apache.flink.kafka.shaded.org.apache.kafka.clients.producer.ProducerRecord<>(topic, current)).get();
+        }
+
+        String sql = wholeTable("thread-stats", false).replace("'etw.thread-stats'", "'" + topic + "'");
+        String notNull = columns(latestSchema("etw.thread-stats"));
+        List<Object> got = collect(executeText(sql.replace(notNull, notNull.replace(" NOT NULL", ""))));
+        assertEquals(2, got.size());
+        Map<String, Object> a = (Map<String, Object>) Topics.canonical(got.get(0));
+        Map<String, Object> b = (Map<String, Object>) Topics.canonical(got.get(1));
+        Map<String, Object> whole = a.size() >= b.size() ? a : b;
+        Map<String, Object> older = whole == a ? b : a;
+        Map<String, Object> expected = new java.util.TreeMap<>(whole);
+        List<String> later = new ArrayList<>();
+        for (String field : whole.keySet()) {
+            if (v1.getField(field) == null) {
+                expected.remove(field);
+                later.add(field);
+            }
+        }
+        assertFalse(later.isEmpty(), "the current record has fields version 1 lacks");
+        assertEquals(expected, older, "the version 1 record: its fields as the current one's, the later ones NULL");
+
+        Exception e = assertThrows(Exception.class, () -> collect(executeText(sql)));
+        Throwable root = e;
+        while (root.getCause() != null) root = root.getCause();
+        System.out.printf("Flink, ThreadStats version 1 beside the current, nullable columns: %d fields NULL (%s), the others equal;"
+                + " NOT NULL columns: %s%n", later.size(), String.join(", ", later), root);
+        assertTrue(String.valueOf(root.getMessage()).contains("missing required field"), String.valueOf(root));
+    }
 }
