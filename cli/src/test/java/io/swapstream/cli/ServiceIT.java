@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -375,6 +376,18 @@ class ServiceIT {
             PageShots.check(page, "live-page", "#threads tbody tr.row", "#windows",
                     List.of("host", "process", "thread", "wait p99", "ready p99", "readied by", "priority", "state", "session start"));
             assertEquals(200, get(a, "/favicon.ico").status());
+            // issue 57: under the chart, the trace itself: the whole session, the file its host wrote, and each kept window
+            List<String> hrefs = settled(page, p -> p.findElements(By.cssSelector("#chart-row .etl-links a")).stream()
+                    .map(e -> e.getAttribute("href")).toList());
+            String clickedKey = clicked.getAttribute("data-key");
+            String clickedSession = clickedKey.substring(0, clickedKey.lastIndexOf('/'));
+            assertEquals("http://" + a.http() + "/api/sessions/" + enc(clickedSession) + "/etl", hrefs.get(0));
+            assertTrue(hrefs.size() >= 2 && hrefs.get(1).startsWith(hrefs.get(0) + "?from="), hrefs.toString());
+            HttpResponse<byte[]> etl = http.send(HttpRequest.newBuilder(URI.create(hrefs.get(0))).timeout(Duration.ofSeconds(60)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, etl.statusCode());
+            assertArrayEquals(Files.readAllBytes(dir.resolve(clickedSession.substring(0, clickedSession.indexOf(':')) + ".etl")), etl.body(),
+                    "the link gives the file its host wrote");
             // a fourth host's session arrives: the page shows it without a reload
             publish(trace("app01", 5_000), "app01").join();
             awaitPage(page, p -> p.findElement(By.id("sessions")).getText().equals("4 session(s) on 4 host(s)"));
