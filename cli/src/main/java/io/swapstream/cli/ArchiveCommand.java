@@ -86,10 +86,26 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
     List<String> when = new ArrayList<>();
 
     @Option(names = "--group-id", paramLabel = "ID", description = "the consumer group that keeps how far this archive has come; one a"
-            + " folder (default: " + DEFAULT_GROUP + ", with --hosts or --when " + DEFAULT_MINUTES_GROUP + ")")
+            + " folder (default: " + DEFAULT_GROUP + "-, with --hosts or --when " + DEFAULT_MINUTES_GROUP + "-, then a digest of"
+            + " the folder's absolute path)")
     String groupId;
 
     private boolean stalled;
+
+    /**
+     * {@code base-DIGEST}, the digest of the folder's absolute path: two archives to two folders, both on the default,
+     * must not share a group (each would get only some of the partitions, and so write only some of the sessions),
+     * and the same folder keeps its group across restarts.
+     */
+    static String defaultGroup(String base, Path folder) {
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(folder.toAbsolutePath().normalize().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return base + "-" + java.util.HexFormat.of().formatHex(d, 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
@@ -106,7 +122,8 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
         PrintWriter err = spec.commandLine().getErr();
         Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId != null ? groupId : recorder == null ? DEFAULT_GROUP : DEFAULT_MINUTES_GROUP);
+        String group = groupId != null ? groupId : defaultGroup(recorder == null ? DEFAULT_GROUP : DEFAULT_MINUTES_GROUP, to);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -127,6 +144,7 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
                     : String.join(", ", new java.util.TreeSet<>(recorder.hosts())))
                     + (recorder.when().isEmpty() ? "" : " whose roll-up on " + topic + " meets " + recorder.when() + ", with the minute before")
                     + ", to " + to.toAbsolutePath());
+            err.println("swapstream archive: its place is kept by the consumer group " + group);
             err.flush();
             MinuteArchive minutes = new MinuteArchive(to, reader, err);
             Deserializer<HostStats> rows = recorder == null ? null

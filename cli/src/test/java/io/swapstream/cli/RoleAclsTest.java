@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -162,7 +163,15 @@ class RoleAclsTest {
         // the whole-session archive follows the raw topic; --hosts and --when the host roll-ups; both read the raw buffers
         assertEquals(names(List.of(SwapstreamConfig.RAW_BUFFERS, SwapstreamConfig.HOST_STATS)), names(RoleAcls.READS.get(Role.ARCHIVE)));
         assertTrue(b.stream().noneMatch(x -> x.entry().operation() == AclOperation.WRITE), b.toString());
-        for (String group : List.of(ArchiveCommand.DEFAULT_GROUP, ArchiveCommand.DEFAULT_MINUTES_GROUP)) {
+        // an archive's own group is the default's name and its folder's digest: the role's prefix covers both kinds
+        java.nio.file.Path folder = java.nio.file.Path.of("archive");
+        String wholeSessions = ArchiveCommand.defaultGroup(ArchiveCommand.DEFAULT_GROUP, folder);
+        String minutes = ArchiveCommand.defaultGroup(ArchiveCommand.DEFAULT_MINUTES_GROUP, folder.toAbsolutePath());
+        assertEquals(wholeSessions, ArchiveCommand.defaultGroup(ArchiveCommand.DEFAULT_GROUP, folder.toAbsolutePath().resolve("x/..")),
+                "the same folder, however named, keeps its group");
+        assertNotEquals(wholeSessions, ArchiveCommand.defaultGroup(ArchiveCommand.DEFAULT_GROUP, java.nio.file.Path.of("archive2")),
+                "two folders, two groups");
+        for (String group : List.of(wholeSessions, minutes)) {
             assertTrue(allows(b, ResourceType.GROUP, group, AclOperation.READ), group);
         }
         assertFalse(allows(b, ResourceType.GROUP, "swapstream-decode", AclOperation.READ));
