@@ -212,6 +212,22 @@ function showChart(thread) {
   if (reveal) { revealRow(chartRow); reveal = false; }
 }
 
+/** Each session's trace as an .etl file (GET /api/sessions/{id}/etl), by host and start; names from traces set as text. */
+function showSessionList(list) {
+  const items = list.slice().sort((a, b) => text(a.host).localeCompare(text(b.host)) || text(a.session).localeCompare(text(b.session)))
+    .map(s => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = "/api/sessions/" + encodeURIComponent(s.session) + "/etl";
+      a.download = "";
+      a.textContent = text(s.host) + " from " + sessionStart(s.session);
+      a.title = text(s.session);
+      li.append(a);
+      return li;
+    });
+  document.querySelector("#session-list ul").replaceChildren(...items);
+}
+
 /** The host's sessions, and the top of their threads: each session's top, merged. */
 async function hostThreads(by) {
   const all = await json("/api/sessions");
@@ -229,6 +245,7 @@ async function refresh() {
     const hosts = new Set(sessions.body.map(s => s.host));
     document.getElementById("sessions").textContent = `${sessions.body.length} session(s) on ${hosts.size} host(s)`
       + (onlyHost == null ? "" : " (host " + onlyHost + " only)");
+    if (sessions.changed || stale) showSessionList(sessions.body);
     lastRows = rows.body;
     if (rows.changed || stale) showThreads(rows.body);
     if (selected && (rows.changed || stale)) {

@@ -287,6 +287,11 @@ class ServiceIT {
                 assertEquals(top.get(i).path("session").asText() + "/" + top.get(i).path("threadId").asInt(), keys.get(i), "row " + i);
             }
             assertEquals("3 session(s) on 3 host(s)", page.findElement(By.id("sessions")).getText());
+            // issue 57: the session list links each session's trace
+            List<String> sessionLinks = settled(page, p -> p.findElements(By.cssSelector("#session-list a")).stream()
+                    .map(e -> e.getAttribute("href")).sorted().toList());
+            String sessionsBase = "http://" + a.http() + "/api/sessions/";
+            assertEquals(offline.keySet().stream().map(s -> sessionsBase + enc(s) + "/etl").sorted().toList(), sessionLinks);
             // its style sheet applied under the Content-Security-Policy (no inline style is allowed)
             String headBackground = page.findElement(By.cssSelector("#threads th")).getCssValue("background-color");
             assertTrue(headBackground.contains("244, 244, 244"), headBackground);
