@@ -129,11 +129,7 @@ class DecodeTopologyTest {
         int cut = bytes.length / SIZE / 2;
         try (TopologyTestDriver driver = driver("state", Map.of(SwapstreamConfig.DECODE_ROWS, "true"))) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
-            for (int i = 0; i < cut; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
-            TestRecord<String, byte[]> end = record(session, new byte[0], cut, true);
-            end.headers().add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
-            end.headers().add(SwapstreamConfig.HEADER_INGEST_ERROR, "truncated".getBytes(StandardCharsets.UTF_8));
-            raw.pipeInput(end);
+            pipeCutShort(raw, session, bytes, cut);
             List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
                     new SwitchBatchSerde()).readRecordsToList();
             Long knownUntil = null;
@@ -185,11 +181,7 @@ class DecodeTopologyTest {
         assertTrue(cut > 1 && seen.size() == 4, cut + " buffers");
         try (TopologyTestDriver driver = driver("state", Map.of())) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
-            for (int i = 0; i < cut; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
-            TestRecord<String, byte[]> end = record(session, new byte[0], cut, true);
-            end.headers().add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
-            end.headers().add(SwapstreamConfig.HEADER_INGEST_ERROR, "truncated".getBytes(StandardCharsets.UTF_8));
-            raw.pipeInput(end);
+            pipeCutShort(raw, session, bytes, cut);
             List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
                     new SwitchBatchSerde()).readRecordsToList();
             assertFalse(batches.isEmpty());
@@ -582,5 +574,14 @@ class DecodeTopologyTest {
     private static boolean checkpointDue(long buffers, long bytes, int checkpointBuffers) {
         return DecodeSettings.from(Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, String.valueOf(checkpointBuffers)))
                 .checkpointEvery().reached(buffers, bytes);
+    }
+
+    /** The first {@code cut} buffers of a file, then the end marker an ingester sends for a file that ends part way into a buffer. */
+    private static void pipeCutShort(TestInputTopic<String, byte[]> raw, String session, byte[] bytes, int cut) {
+        for (int i = 0; i < cut; i++) raw.pipeInput(record(session, buffer(bytes, i), i, false));
+        TestRecord<String, byte[]> end = record(session, new byte[0], cut, true);
+        end.headers().add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
+        end.headers().add(SwapstreamConfig.HEADER_INGEST_ERROR, "truncated".getBytes(StandardCharsets.UTF_8));
+        raw.pipeInput(end);
     }
 }

@@ -321,18 +321,10 @@ class FlinkSqlIT {
         assertEquals(2, got.size());
         Map<String, Object> a = (Map<String, Object>) Topics.canonical(got.get(0));
         Map<String, Object> b = (Map<String, Object>) Topics.canonical(got.get(1));
-        Map<String, Object> whole = a.size() >= b.size() ? a : b;
-        Map<String, Object> older = whole == a ? b : a;
-        Map<String, Object> expected = new java.util.TreeMap<>(whole);
-        List<String> later = new ArrayList<>();
-        for (String field : whole.keySet()) {
-            if (v1.getField(field) == null) {
-                expected.remove(field);
-                later.add(field);
-            }
-        }
+        Topics.Versions read = Topics.Versions.of(a, b, field -> v1.getField(field) != null);
+        List<String> later = read.later();
         assertFalse(later.isEmpty(), "the current record has fields version 1 lacks");
-        assertEquals(expected, older, "the version 1 record: its fields as the current one's, the later ones NULL");
+        assertEquals(read.expected(), read.older(), "the version 1 record: its fields as the current one's, the later ones NULL");
 
         Exception e = assertThrows(Exception.class, () -> collect(executeText(sql)));
         Throwable root = e;

@@ -54,6 +54,27 @@ public final class Topics {
             "process-stats", List.of(), "host-stats", List.of(), "wake-edges", List.of());
 
     /**
+     * Two records of one topic read back, the current schema's and an earlier version's: the earlier one as a reader
+     * should give it (the current one's fields less those the earlier version lacks), what it gave, and the fields
+     * the earlier version lacks, which it should give as null.
+     */
+    public record Versions(Map<String, Object> expected, Map<String, Object> older, List<String> later) {
+        public static Versions of(Map<String, Object> a, Map<String, Object> b, java.util.function.Predicate<String> earlierHas) {
+            Map<String, Object> whole = a.size() >= b.size() ? a : b;
+            Map<String, Object> older = whole == a ? b : a;
+            Map<String, Object> expected = new java.util.TreeMap<>(whole);
+            List<String> later = new ArrayList<>();
+            for (String field : whole.keySet()) {
+                if (!earlierHas.test(field)) {
+                    expected.remove(field);
+                    later.add(field);
+                }
+            }
+            return new Versions(expected, older, later);
+        }
+    }
+
+    /**
      * A record (parsed JSON, or maps and lists a reader built) in one form for comparing: a field that is null or
      * absent is left out, integers are Long, other numbers Double, bytes base64 (as tail prints them).
      */

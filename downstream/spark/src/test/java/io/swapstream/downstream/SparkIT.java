@@ -184,18 +184,10 @@ class SparkIT {
         List<Map<String, Object>> got = new ArrayList<>();
         for (String json : rows.toJSON().collectAsList()) got.add((Map<String, Object>) Topics.canonical(Json.parse(json)));
         assertEquals(2, got.size());
-        Map<String, Object> whole = got.get(0).size() >= got.get(1).size() ? got.get(0) : got.get(1);
-        Map<String, Object> older = whole == got.get(0) ? got.get(1) : got.get(0);
-        Map<String, Object> expected = new java.util.TreeMap<>(whole);
-        List<String> later = new ArrayList<>();
-        for (String field : whole.keySet()) {
-            if (v1.getField(field) == null) {
-                expected.remove(field);
-                later.add(field);
-            }
-        }
+        Topics.Versions read = Topics.Versions.of(got.get(0), got.get(1), field -> v1.getField(field) != null);
+        List<String> later = read.later();
         assertFalse(later.isEmpty(), "the current record has fields version 1 lacks");
-        assertEquals(expected, older, "the version 1 record: its fields as the current one's, the later ones null");
+        assertEquals(read.expected(), read.older(), "the version 1 record: its fields as the current one's, the later ones null");
 
         // decoded with the subject's latest schema, the version 1 record fails
         Dataset<Row> withLatest = spark.read().format("kafka").option("kafka.bootstrap.servers", swapstream.bootstrap()).option("subscribe", topic)

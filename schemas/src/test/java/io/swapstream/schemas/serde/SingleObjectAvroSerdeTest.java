@@ -43,18 +43,7 @@ class SingleObjectAvroSerdeTest {
     @Test
     void recordsOfTheFirstSchemaStillRead() throws Exception {
         Schema v1 = SchemaHistory.earlier(io.swapstream.schemas.avro.ThreadStats.class).get(0);
-        GenericRecord old = new GenericData.Record(v1);
-        for (Schema.Field f : v1.getFields()) {
-            old.put(f.name(), switch (f.name()) {
-                case "session" -> "h:L:1";
-                case "host" -> "h";
-                case "waitReasonCounts" -> Map.of("WrQueue", 3L);
-                case "priorityHistogram" -> java.util.Collections.nCopies(32, 0L);
-                case "final" -> true;
-                default -> f.schema().getType() == Schema.Type.LONG ? (Object) 7L
-                        : f.schema().getType() == Schema.Type.INT ? (Object) 7 : null;
-            });
-        }
+        GenericRecord old = threadStats(v1, false);
         byte[] bytes = new org.apache.avro.message.BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old).array();
         io.swapstream.schemas.avro.ThreadStats back =
                 new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class).deserialize("t", bytes);
@@ -80,20 +69,7 @@ class SingleObjectAvroSerdeTest {
     @Test
     void aRowWhoseAddedFieldsHoldTheirDefaultsIsWrittenAsTheReleaseWroteIt() throws Exception {
         Schema release010 = SchemaHistory.lastRelease(io.swapstream.schemas.avro.ThreadStats.class);
-        GenericRecord old = new GenericData.Record(release010);
-        for (Schema.Field f : release010.getFields()) {
-            old.put(f.name(), switch (f.name()) {
-                case "session" -> "h:L:1";
-                case "host" -> "h";
-                case "waitReasonCounts" -> Map.of("WrQueue", 3L);
-                case "priorityHistogram" -> java.util.Collections.nCopies(32, 0L);
-                case "final" -> true;
-                default -> f.hasDefaultValue() ? GenericData.get().getDefaultValue(f)
-                        : f.schema().getType() == Schema.Type.LONG ? (Object) 7L
-                        : f.schema().getType() == Schema.Type.INT ? (Object) 7
-                        : f.schema().getType() == Schema.Type.MAP ? Map.of() : null;
-            });
-        }
+        GenericRecord old = threadStats(release010, true);
         byte[] written = new org.apache.avro.message.BinaryMessageEncoder<GenericRecord>(GenericData.get(), release010).encode(old).array();
         SingleObjectAvroSerde<io.swapstream.schemas.avro.ThreadStats> serde = new SingleObjectAvroSerde<>(io.swapstream.schemas.avro.ThreadStats.class);
         io.swapstream.schemas.avro.ThreadStats row = serde.deserialize("t", written);
@@ -143,5 +119,28 @@ class SingleObjectAvroSerdeTest {
         assertEquals(5L, r.get("endNanos"));
         assertNull(r.get("cpuSet"));
         assertEquals("Normal", r.get("priorityClass").toString());
+    }
+
+    /**
+     * A ThreadStats record of an earlier {@code schema}, as a build of it wrote one: 7 in every number; with
+     * {@code defaults}, each field that has a default holds it and every other map is empty.
+     */
+    private static GenericRecord threadStats(Schema schema, boolean defaults) {
+        GenericRecord r = new GenericData.Record(schema);
+        for (Schema.Field f : schema.getFields()) {
+            Schema.Type type = f.schema().getType();
+            r.put(f.name(), switch (f.name()) {
+                case "session" -> "h:L:1";
+                case "host" -> "h";
+                case "waitReasonCounts" -> Map.of("WrQueue", 3L);
+                case "priorityHistogram" -> java.util.Collections.nCopies(32, 0L);
+                case "final" -> true;
+                default -> defaults && f.hasDefaultValue() ? GenericData.get().getDefaultValue(f)
+                        : type == Schema.Type.LONG ? (Object) 7L
+                        : type == Schema.Type.INT ? (Object) 7
+                        : defaults && type == Schema.Type.MAP ? Map.of() : null;
+            });
+        }
+        return r;
     }
 }
