@@ -232,6 +232,9 @@ final class IngestCommand implements Callable<Integer>, Denials {
                 if (p.error() != null) {
                     err.println("swapstream: " + p.error() + " (the rest went to the dead-letter topic; the session is marked incomplete)");
                     status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
+                } else if (p.cutShort() != null) {
+                    err.println("swapstream: " + p.cutShort() + " (published as it is; the session is marked incomplete)");
+                    status = Math.max(status, Swapstream.EXIT_BAD_INPUT);
                 } else if (p.undecodable() != null) {
                     err.println("swapstream: " + p.undecodable() + " (published as it is: the decode stage sends what it cannot"
                             + " decode to the dead-letter topic and marks the session incomplete)");

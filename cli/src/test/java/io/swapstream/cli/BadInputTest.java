@@ -74,6 +74,19 @@ class BadInputTest {
     }
 
     @Test
+    void aFileCutAtABuffersEndIsRefusedByTheCommandsThatComputeFromIt() throws Exception {
+        // frames whole: only its logfile header, which counts what the logger wrote, shows what is missing
+        Path f = valid("cut.etl", ClockType.PERFCOUNTER);
+        byte[] b = Files.readAllBytes(f);
+        Files.write(f, Arrays.copyOf(b, b.length - BUF));
+        int buffers = b.length / BUF;
+        for (String command : new String[] {"stats", "switches"}) {
+            assertOneLine(CliRunner.run(command, f.toString()), f, b.length - BUF, "its logfile header says " + buffers
+                    + " buffers were written; the file holds " + (buffers - 1) + ": cut short");
+        }
+    }
+
+    @Test
     void bufferSizeRunsPastTheFile() throws Exception {
         Path f = valid("size.etl", ClockType.PERFCOUNTER);
         byte[] b = Files.readAllBytes(f);

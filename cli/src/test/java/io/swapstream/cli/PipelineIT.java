@@ -207,6 +207,8 @@ class PipelineIT {
         byte[] w = new byte[b.length - bufferSize];
         System.arraycopy(b, 0, w, 0, bad * bufferSize);
         System.arraycopy(b, (bad + 1) * bufferSize, w, bad * bufferSize, b.length - (bad + 1) * bufferSize);
+        // its logfile header (the first event of the first buffer) counts one buffer fewer, or it reads as cut short
+        ByteBuffer.wrap(w).order(ByteOrder.LITTLE_ENDIAN).putInt(0x48 + 0x20 + 0x24, w.length / bufferSize);
         Files.write(without, w);
         List<ContextSwitch> expected = new ArrayList<>();
         SessionDecoder.decodeFile(without, "h", null, expected::add, null);
@@ -320,6 +322,22 @@ class PipelineIT {
             assertEquals(Swapstream.EXIT_BAD_INPUT, again.exit(), again.err());
             assertEquals("swapstream: warning: session " + session + " (" + f + ") was published before and has ended; not"
                     + " publishing it again (a different --host makes it a new session)", again.err().strip());
+
+            // cut at a buffer's end it frames whole: its logfile header says what it lacks
+            Path atEnd = Files.write(dir.resolve("atend.etl"), java.util.Arrays.copyOf(b, 3 * size));
+            CliRunner cut = CliRunner.run("ingest", atEnd.toString(), "-b", kafka.servers(), "--topic-prefix", prefix, "--host", "atend");
+            assertEquals(Swapstream.EXIT_BAD_INPUT, cut.exit(), cut.err());
+            String said = "swapstream: " + atEnd + ": byte offset " + 3 * size + " (0x" + Integer.toHexString(3 * size) + "): its logfile"
+                    + " header says " + b.length / size + " buffers were written; the file holds 3: cut short (published as it is;"
+                    + " the session is marked incomplete)";
+            assertTrue(cut.err().startsWith(said + "\n"), cut.err());
+            String atEndSession = BufferPublisher.sessionOf(atEnd, "atend");
+            TraceSession atEndDone = completed(kafka, List.of(atEndSession)).get(atEndSession);
+            assertEquals(false, atEndDone.getComplete());
+            assertEquals(3, atEndDone.getBuffers());
+            assertEquals(0, atEndDone.getDeadLetters());
+            assertTrue(atEndDone.getLossReasons().get(0).startsWith("ingest: ") && atEndDone.getLossReasons().get(0).endsWith("cut short"),
+                    atEndDone.getLossReasons().toString());
         }
     }
 

@@ -71,6 +71,8 @@ class TruncatedTraceIT {
              StageProcess ingest = StageProcess.start(dir.resolve("ingest.log"), stage(k, "ingest", "--watch", watched.toString(),
                      "--host-from-file-name", "--quiet", "2s", "--poll", "200ms")).awaitLog("ingest: watching", Duration.ofSeconds(90))) {
             Files.copy(cut, watched.resolve("trunc.etl"));
+            // and the same trace cut at a buffer's end, as a logger that crashed may leave it: it frames whole
+            Files.write(watched.resolve("atend.etl"), Arrays.copyOf(Files.readAllBytes(whole), 15 * 65_536));
             ingest.awaitLog("trunc.etl: no growth for", Duration.ofSeconds(120));
             // the session's whole-session rows go out final in one transaction when it ends
             Map<String, ThreadStats> rows = awaitWholeSessionRows(k, session, Duration.ofSeconds(180));
@@ -122,6 +124,23 @@ class TruncatedTraceIT {
                 if (session.equals(r.key())) end = new SingleObjectAvroSerde<>(TraceSession.class).deserialize("s", r.value());
             }
             assertTrue(end != null && !end.getComplete() && end.getEndReason() != null, String.valueOf(end));
+
+            String atEnd = BufferPublisher.sessionOf(watched.resolve("atend.etl"), "atend");
+            Map<String, ThreadStats> atEndTruth = OfflineRows.of(whole, "atend", WINDOW);
+            int atEndMarked = 0;
+            for (Map.Entry<String, ThreadStats> e : awaitWholeSessionRows(k, atEnd, Duration.ofSeconds(120)).entrySet()) {
+                if (e.getKey().split("/").length == 2) assertFalse(e.getValue().getComplete(), "cut at a buffer's end: " + e.getKey());
+                else if (e.getValue().getComplete()) assertEquals(unlabelled(atEndTruth.get(e.getKey())), unlabelled(e.getValue()), e.getKey());
+                else atEndMarked++;
+            }
+            assertTrue(atEndMarked > 0, "rows marked past the time known");
+            TraceSession atEndRecord = null;
+            for (ConsumerRecord<String, byte[]> r : ClusterFaultIT.readAll(k.servers(), prefix + SwapstreamConfig.SESSIONS)) {
+                if (atEnd.equals(r.key())) atEndRecord = new SingleObjectAvroSerde<>(TraceSession.class).deserialize("s", r.value());
+            }
+            assertTrue(atEndRecord != null && !atEndRecord.getComplete() && atEndRecord.getDeadLetters() == 0
+                    && atEndRecord.getLossReasons().toString().contains("its logfile header says " + Files.size(whole) / 65_536 + " buffers were written; the file holds 15"),
+                    String.valueOf(atEndRecord));
         }
     }
 

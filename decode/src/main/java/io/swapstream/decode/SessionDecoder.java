@@ -82,6 +82,9 @@ public final class SessionDecoder {
         SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, SwitchExpander.DEFAULT_BATCH_ROWS,
                 MergeLimits.finished(lateness));
         while (reader.next()) d.onBuffer(reader.decoder(), reader.bufferOffset(), reader.source());
+        String cut = reader.cutShort();
+        // a file cut at a buffer's end frames whole; what it lacks would give wrong derived times, unmarked
+        if (cut != null) throw new EtlFormatException(reader.source(), reader.length(), cut);
         d.finish();
         return d;
     }
@@ -89,6 +92,16 @@ public final class SessionDecoder {
     /** The session, known once the header buffer has been read. */
     public TraceSession session() { return session; }
     public ExpansionCounters counters() { return expander == null ? new ExpansionCounters() : expander.counters(); }
+    /**
+     * Switches the merge let out before every processor's buffers had passed them: by its memory cap, or by a live
+     * session's maximum lateness (a finished file's own lateness lets none out early). Their derived times, and the
+     * windows from them on, may lack what came later (docs/architecture.md "Incomplete sessions").
+     */
+    public long prematureReleases() {
+        ExpansionCounters c = counters();
+        return c.queueLimitForced + (limits.finishedFile() ? 0 : c.latenessLimitForced);
+    }
+
     /** Items waiting in the time-ordered merge. */
     public int queued() { return expander == null ? 0 : expander.queued(); }
 

@@ -26,6 +26,7 @@ public final class EtlReader implements Closeable {
     private int index = -1;
     private boolean framesOnly;
     private BufferHeader header;
+    private LogfileHeader logfileHeader;
 
     private EtlReader(String source, FileChannel channel, ByteBuffer memory, long length) {
         this.source = source;
@@ -101,6 +102,7 @@ public final class EtlReader implements Closeable {
     private void boundExpansion() {
         try {
             LogfileHeader h = LogfileHeader.find(decoder);
+            logfileHeader = h;
             if (h != null) decoder.loggerBufferSize(h.bufferSize());
         } catch (EtlFormatException e) {
             // a header that cannot be read is reported by whoever decodes it, where it is
@@ -127,6 +129,14 @@ public final class EtlReader implements Closeable {
             raw = bigger;
             rawView = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN);
         }
+    }
+
+    /**
+     * Once {@link #next} has said the end: why the file holds less than its logger wrote ({@link LogfileHeader#cutShort}),
+     * or null, also when it has no readable logfile header (which whoever decodes it reports).
+     */
+    public String cutShort() {
+        return logfileHeader == null || position < length ? null : logfileHeader.cutShort(index + 1);
     }
 
     /** Goes back to the first buffer: a finished file is walked once for its lateness, then decoded. */

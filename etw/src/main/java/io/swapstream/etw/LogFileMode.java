@@ -7,6 +7,9 @@ import java.util.List;
 public final class LogFileMode {
     private LogFileMode() {}
 
+    public static final int FILE_MODE_CIRCULAR = 0x00000002;
+    public static final int REAL_TIME_MODE = 0x00000100;
+    public static final int BUFFERING_MODE = 0x00000400;
     public static final int COMPRESSED_MODE = 0x04000000;
     /** A session of its own name that receives SystemTraceProvider (kernel) events, Windows 8 and later. */
     public static final int SYSTEM_LOGGER_MODE = 0x02000000;

@@ -102,6 +102,26 @@ public record LogfileHeader(
         return found[0];
     }
 
+    /**
+     * Why a finished file of {@code buffersInFile} buffers (the header's own counted) holds less than its logger wrote, or
+     * null: a logger that stops rewrites this header with its EndTime and the buffers it wrote, so an EndTime of 0 says it
+     * never stopped (it crashed, or the file was taken while it ran), and more buffers written than the file holds say the
+     * file was cut, perhaps at a buffer's end, where nothing else shows it. A circular file overwrites its own buffers and a
+     * real-time or buffering session writes none, so neither count says anything there.
+     */
+    public String cutShort(long buffersInFile) {
+        if ((logFileMode & (LogFileMode.FILE_MODE_CIRCULAR | LogFileMode.REAL_TIME_MODE | LogFileMode.BUFFERING_MODE)) != 0) return null;
+        if (endTime == 0) {
+            return "its logfile header has no EndTime: its logger never stopped (it crashed, or the file was taken while it"
+                    + " ran), so the buffers it held were never written: cut short";
+        }
+        long written = Integer.toUnsignedLong(buffersWritten);
+        if (written > buffersInFile) {
+            return "its logfile header says " + written + " buffers were written; the file holds " + buffersInFile + ": cut short";
+        }
+        return null;
+    }
+
     /** OS build number: ProviderVersion's low 16 bits. */
     public int build() { return providerVersion & 0xFFFF; }
 

@@ -229,6 +229,16 @@ public final class RangeExport {
 
     /** The logfile header in the first buffer {@code bytes}, made true for a file of {@code count} buffers. */
     private static void rewriteHeader(String session, byte[] bytes, int count, Plan plan) {
+        rewriteHeader(session, bytes, count, plan.lastEventNanos(), plan.eventsLost(), plan.buffersLost());
+    }
+
+    /**
+     * Rewrites the logfile header in the first buffer {@code bytes} for a file of {@code count} buffers whose last event is
+     * at {@code lastEventNanos} (Unix; {@link Long#MIN_VALUE} keeps its EndTime), as its logger does when it stops; its
+     * loss counts are kept or zeroed.
+     */
+    public static void rewriteHeader(String session, byte[] bytes, int count, long lastEventNanos, boolean eventsLost,
+                                     boolean buffersLost) {
         BufferDecoder d = new BufferDecoder();
         d.load(session, 0, bytes, 0, bytes.length);
         int[] payload = {-1};
@@ -245,11 +255,11 @@ public final class RangeExport {
         // an uncompressed buffer's events lie in it as in the file: the payload's offset is the same in the bytes
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int p = payload[0];
-        long endTime = plan.lastEventNanos() == Long.MIN_VALUE ? original[0].endTime()
-                : plan.lastEventNanos() / 100 + SessionClock.FILETIME_UNIX_EPOCH;
+        long endTime = lastEventNanos == Long.MIN_VALUE ? original[0].endTime()
+                : lastEventNanos / 100 + SessionClock.FILETIME_UNIX_EPOCH;
         b.putLong(p + 0x10, endTime);
         b.putInt(p + 0x24, count);
-        b.putInt(p + 0x30, plan.eventsLost() ? original[0].eventsLost() : 0);
-        b.putInt(p + (pointerSize[0] == 8 ? 0x114 : 0x10C), plan.buffersLost() ? original[0].buffersLost() : 0);
+        b.putInt(p + 0x30, eventsLost ? original[0].eventsLost() : 0);
+        b.putInt(p + (pointerSize[0] == 8 ? 0x114 : 0x10C), buffersLost ? original[0].buffersLost() : 0);
     }
 }

@@ -41,7 +41,7 @@ public final class BufferPublisher implements AutoCloseable {
      * @param undecodable the first thing of the file that cannot be decoded though it frames (a corrupt compressed buffer,
      *                    a malformed event): published as it is, the decode stage sends its buffer to the dead letters
      */
-    public record Published(String session, long buffers, long bytes, String error, String undecodable) {}
+    public record Published(String session, long buffers, long bytes, String error, String undecodable, String cutShort) {}
 
     /**
      * The ingesters' compression, cheap on CPU: event data shrinks on the wire and on the brokers' disks
@@ -121,15 +121,12 @@ public final class BufferPublisher implements AutoCloseable {
                     break;
                 }
             }
-            RecordHeaders end = headers(host, stream, file, index, -1, maxWaitReason);
-            end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(index).getBytes(StandardCharsets.UTF_8));
-            if (error != null) {
-                // the decode stage marks the session incomplete with this reason
-                end.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
-                end.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
-            }
-            producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0], end), this::sent);
-            return new Published(session, index, bytes, error, error == null ? undecodable : null);
+            String cut = error == null ? r.cutShort() : null;
+            String cutShort = cut == null ? null : new EtlFormatException(r.source(), r.length(), cut).getMessage();
+            producer.send(new ProducerRecord<>(rawTopic, null, session, new byte[0],
+                    endMarker(host, stream, file, index, maxWaitReason, error != null ? 1 : 0, error != null ? error : cutShort)),
+                    this::sent);
+            return new Published(session, index, bytes, error, error == null ? undecodable : null, cutShort);
         }
     }
 
@@ -182,6 +179,19 @@ public final class BufferPublisher implements AutoCloseable {
             while (b.hasRemaining() && ch.read(b, from + b.position()) >= 0) { }
             return b.array();
         }
+    }
+
+    /**
+     * A session's end marker after {@code buffers} buffers; {@code error} (or null) says why it is incomplete, and the decode
+     * stage marks it so with that reason, also when nothing went to the dead letters (a file cut at a buffer's end).
+     */
+    static RecordHeaders endMarker(String host, String stream, Path file, long buffers, Integer maxWaitReason, long deadLetters,
+                                   String error) {
+        RecordHeaders end = headers(host, stream, file, buffers, -1, maxWaitReason);
+        end.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(buffers).getBytes(StandardCharsets.UTF_8));
+        if (deadLetters > 0) end.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, Long.toString(deadLetters).getBytes(StandardCharsets.UTF_8));
+        if (error != null) end.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
+        return end;
     }
 
     private void sendDeadLetter(String session, String host, String stream, Path file, long index, long offset, Integer maxWaitReason,

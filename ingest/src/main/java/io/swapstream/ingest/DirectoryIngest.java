@@ -2,6 +2,9 @@ package io.swapstream.ingest;
 
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.BufferHeader;
+import io.swapstream.etw.EtlFormatException;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -175,17 +178,19 @@ public final class DirectoryIngest implements AutoCloseable {
                 }
                 if (f.session != null) bySession.remove(f.session);
             } else if (f.session != null && !f.position.ended && f.supersededBy != null && f.size == f.position.offset) {
-                end(f, null);
+                String cut = cutShort(f);
+                end(f, cut, 0);
                 log.accept(f.path + ": its logger started " + f.supersededBy.getFileName() + "; session " + f.session + " ended after "
-                        + f.position.nextIndex + " buffers");
+                        + f.position.nextIndex + " buffers" + (cut == null ? "" : " as incomplete: " + cut));
             } else if (f.session != null && !f.position.ended && nowMs - f.lastGrowthMs >= settings.quietMs()) {
                 String rest = f.size > f.position.offset
                         ? "the file stopped growing " + (f.size - f.position.offset) + " bytes into the buffer at offset "
                           + f.position.offset + ": truncated" : null;
                 if (rest != null) deadLetter(f, rest);
-                end(f, rest);
+                String cut = rest == null ? cutShort(f) : null;
+                end(f, rest != null ? rest : cut, rest != null ? 1 : 0);
                 log.accept(f.path + ": no growth for " + settings.quietMs() / 1000 + " s; session " + f.session + " ended after "
-                        + f.position.nextIndex + " buffers" + (rest == null ? "" : " (" + rest + ")"));
+                        + f.position.nextIndex + " buffers" + (rest != null ? " (" + rest + ")" : cut != null ? " as incomplete: " + cut : ""));
             }
         }
         if (tx.isOpen()) commit();
@@ -379,14 +384,28 @@ public final class DirectoryIngest implements AutoCloseable {
         tx.send(new ProducerRecord<>(deadLetterTopic, null, f.session, rest, h));
     }
 
-    /** The session's end marker; {@code error} says why it is incomplete, or null. */
-    private void end(WatchedFile f, String error) {
-        RecordHeaders h = BufferPublisher.headers(f.host, f.stream, f.path, f.position.nextIndex, -1, settings.maxWaitReason());
-        h.add(SwapstreamConfig.HEADER_END_OF_SESSION, Long.toString(f.position.nextIndex).getBytes(StandardCharsets.UTF_8));
-        if (error != null) {
-            h.add(SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS, "1".getBytes(StandardCharsets.UTF_8));
-            h.add(SwapstreamConfig.HEADER_INGEST_ERROR, error.getBytes(StandardCharsets.UTF_8));
+    /**
+     * Why the finished file {@code f}, all of whose buffers are out, holds less than its logger wrote, or null. Its first
+     * buffer is read again: a logger that stops rewrites it, after the ingester published it as it was at the start.
+     */
+    private static String cutShort(WatchedFile f) {
+        try (EtlReader r = EtlReader.open(f.path).framesOnly()) {
+            if (!r.next()) return null;
+            LogfileHeader h = LogfileHeader.find(r.decoder());
+            return h == null ? null : h.cutShort(f.position.nextIndex);
+        } catch (IOException | EtlFormatException e) {
+            return null; // gone or rewritten since: its end is reported as that
         }
+    }
+
+    /** The session's end marker; {@code error} says why it is incomplete, or null; {@code deadLetters} went there before it. */
+    private void end(WatchedFile f, String error) {
+        end(f, error, 1);
+    }
+
+    private void end(WatchedFile f, String error, long deadLetters) {
+        RecordHeaders h = BufferPublisher.endMarker(f.host, f.stream, f.path, f.position.nextIndex, settings.maxWaitReason(),
+                error == null ? 0 : deadLetters, error);
         tx.send(new ProducerRecord<>(rawTopic, null, f.session, new byte[0], h));
         f.position.ended = true;
         moved.add(f);

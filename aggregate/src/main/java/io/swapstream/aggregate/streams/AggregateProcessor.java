@@ -166,8 +166,9 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         if (b.count() > 0) metrics.taken(b.timeNanos(b.count() - 1));
         o.noteBatch(InputRecordReader.reference(m.partition(), m.offset()), bytes.length);
         o.state.host = b.host();
-        // what a session that ended incomplete sent at its end: the windows it closes past this time are marked
-        if (incompleteFrom != null) o.incompleteFrom = incompleteFrom;
+        // what a session that ended incomplete sent at its end, or a merge that let switches out early sent from then on:
+        // the windows it closes past this time are marked
+        if (incompleteFrom != null) o.incompleteFrom = o.incompleteFrom == null ? incompleteFrom : Math.min(o.incompleteFrom, incompleteFrom);
         o.statistics.accept(b);
         o.state.switches += b.count();
         return true;

@@ -162,6 +162,85 @@ class IncompleteSessionTest {
         }
     }
 
+    /**
+     * The whole file, in full, through a decode stage whose merge may hold 1 MiB: its memory cap lets switches out
+     * before every processor's buffers have passed them. From then on the batches say the time known, the windows
+     * after it are marked, the session is not complete; every row not marked is still the whole file's.
+     */
+    @Test
+    void windowsAfterTheMergeLetSwitchesOutEarlyAreMarked() throws Exception {
+        Path f = dir.resolve("t.etl");
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000), 0x28);
+        SessionStatistics whole = new SessionStatistics(WINDOW);
+        String session = SessionDecoder.decodeBatches(f, "h", null, whole::accept, null).session().session();
+        whole.closeAll();
+        Map<String, ThreadStats> truth = new HashMap<>();
+        for (ThreadStats t : whole.windowed()) truth.put(ThreadStatsFields.key(session, t.getThreadId(), t.getWindowStartNanos()), t);
+
+        byte[] bytes = Files.readAllBytes(f);
+        int buffers = bytes.length / BUFFER;
+        List<TestRecord<String, SwitchBatch>> batches;
+        List<TraceSession> sessions;
+        StreamsBuilder b = new StreamsBuilder();
+        DecodeTopology.build(b, DecodeSettings.from(Map.of(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, String.valueOf(1 << 20))));
+        try (TopologyTestDriver decode = new TopologyTestDriver(b.build(), props("decode-capped"))) {
+            var raw = decode.createInputTopic("etw.raw-buffers", new StringSerializer(), new ByteArraySerializer());
+            for (int i = 0; i < buffers; i++) raw.pipeInput(raw(session, Arrays.copyOfRange(bytes, i * BUFFER, (i + 1) * BUFFER), i, null));
+            RecordHeaders end = new RecordHeaders();
+            end.add(SwapstreamConfig.HEADER_HOST, "h".getBytes(StandardCharsets.UTF_8));
+            end.add(SwapstreamConfig.HEADER_BUFFER_INDEX, String.valueOf(buffers).getBytes(StandardCharsets.UTF_8));
+            end.add(SwapstreamConfig.HEADER_END_OF_SESSION, String.valueOf(buffers).getBytes(StandardCharsets.UTF_8));
+            raw.pipeInput(new TestRecord<>(session, new byte[0], end));
+            batches = decode.createOutputTopic("etw.switch-batches", new StringDeserializer(), new SwitchBatchSerde()).readRecordsToList();
+            sessions = decode.createOutputTopic("etw.sessions", new StringDeserializer(), new SingleObjectAvroSerde<>(TraceSession.class))
+                    .readValuesToList();
+        }
+        TraceSession done = sessions.get(sessions.size() - 1);
+        assertFalse(done.getComplete(), String.valueOf(done));
+        assertTrue(done.getLossReasons().toString().contains("left the merge before every processor's buffers had passed them"),
+                done.getLossReasons().toString());
+        Long knownUntil = null;
+        int markedBatches = 0;
+        for (TestRecord<String, SwitchBatch> r : batches) {
+            Long from = IncompleteFrom.of(r.headers());
+            if (from == null) assertNull(knownUntil, "no unmarked batch after a marked one");
+            else {
+                if (knownUntil == null) knownUntil = from;
+                assertEquals(knownUntil, from, "the time known when the first switch left early, on every batch after");
+                markedBatches++;
+            }
+        }
+        assertNotNull(knownUntil, "batches after the merge let switches out early are marked");
+        assertTrue(markedBatches < batches.size(), "what left before is not marked");
+
+        List<TestRecord<String, ThreadStats>> rows;
+        try (TopologyTestDriver aggregate = aggregate()) {
+            var batchesIn = aggregate.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var sessionsIn = aggregate.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+            for (TestRecord<String, SwitchBatch> r : batches) batchesIn.pipeInput(r);
+            for (TraceSession s : sessions) sessionsIn.pipeInput(session, s);
+            rows = aggregate.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class))
+                    .readRecordsToList();
+        }
+        int complete = 0;
+        int marked = 0;
+        for (TestRecord<String, ThreadStats> r : rows) {
+            ThreadStats t = r.value();
+            if (!t.getFinal$()) continue;
+            if (r.key().split("/").length == 2) {
+                assertFalse(t.getComplete(), r.key());
+                continue;
+            }
+            if (t.getComplete()) {
+                assertEquals(truth.get(r.key()), t, r.key());
+                complete++;
+            } else {
+                marked++;
+            }
+        }
+        assertTrue(complete > 0 && marked > 0, complete + " complete window rows, " + marked + " marked");
+    }
+
     /** The row without its thread's names and mark: its numbers. */
     static ThreadStats unlabelled(ThreadStats t) {
         assertNotNull(t, "the whole file has the row");

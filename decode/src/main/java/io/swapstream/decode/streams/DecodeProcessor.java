@@ -260,19 +260,25 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             lost += announced - p.next;
         }
         long atIngest = headers == null ? 0 : Math.max(0, RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS));
+        String ingestError = headers == null ? null : RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_INGEST_ERROR, null);
         if (atIngest > 0) {
             lost += atIngest;
             metrics.deadLettersAtIngest(atIngest);
-            p.lost("ingest: " + RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_INGEST_ERROR, "buffers went to the dead letters"));
+            p.lost("ingest: " + (ingestError == null ? "buffers went to the dead letters" : ingestError));
+        } else if (ingestError != null) {
+            // the file framed whole but holds less than its logger wrote (cut at a buffer's end): nothing to dead-letter
+            p.lost("ingest: " + ingestError);
         }
+        boolean cutAtIngest = atIngest == 0 && ingestError != null;
         if (reason.equals("idle-timeout")) {
             p.lost("no buffer for " + settings.idleTimeoutMs() / 1000 + " s: the session was ended as incomplete");
         }
-        if (lost > 0 || !reason.equals("end-marker") || l.decoder.counters().switchesOutOfOrder > 0) {
+        if (lost > 0 || cutAtIngest || !reason.equals("end-marker") || l.decoder.counters().switchesOutOfOrder > 0) {
             // cut short: past the earliest processor's last event, another's buffers may be missing, so what the merge
             // still holds goes out marked with that time, and the aggregate marks the windows past it
             // (docs/architecture.md "Incomplete sessions"); what left before, left once every processor had passed it
-            l.incompleteFrom = l.decoder.knownUntilNanos();
+            long knownUntil = l.decoder.knownUntilNanos();
+            l.incompleteFrom = l.incompleteFrom == null ? knownUntil : Math.min(l.incompleteFrom, knownUntil);
         }
         try {
             l.decoder.finish();
@@ -287,13 +293,18 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         if (l.decoder.session() != null) {
             metrics.eventsLost.record(Math.max(0, l.decoder.session().eventsLost()));
             var c = l.decoder.counters();
+            long premature = l.decoder.prematureReleases();
+            if (premature > 0) {
+                p.lost(premature + " switches left the merge before every processor's buffers had passed them (its memory cap or"
+                        + " --max-lateness): the windows after that are marked incomplete");
+            }
             if (c.switchesOutOfOrder > 0) {
                 p.lost(c.switchesOutOfOrder + " switches came after later ones had been emitted (the merge's maximum lateness or"
                         + " memory cap let those out first): they have no derived times");
             }
             // a session that lost anything, was cut short or has switches out of order is never presented as complete
             TraceSession record = AvroRecords.of(l.decoder.session())
-                    .setComplete(lost == 0 && c.switchesOutOfOrder == 0 && reason.equals("end-marker"))
+                    .setComplete(lost == 0 && !cutAtIngest && premature == 0 && c.switchesOutOfOrder == 0 && reason.equals("end-marker"))
                     .setSwitchesOutOfOrder(c.switchesOutOfOrder).setMaxLatenessNanos(l.decoder.maxLatenessNanos())
                     .setEndReason(reason).setBuffers(p.next).setSwitchCount(p.switches).setThreadRecords(p.threads)
                     .setDeadLetters(lost).setLossReasons(new ArrayList<>(p.lossReasons))

@@ -122,6 +122,11 @@ final class LiveSession {
 
     private void batch(SwitchBatch b) {
         if (replaying) return;
+        if (incompleteFrom == null && decoder.prematureReleases() > 0) {
+            // the merge let switches out before every processor had passed them: past the time known now, nothing
+            // derived is sure, so this batch and every later one say so, and the aggregate marks the windows after it
+            incompleteFrom = decoder.knownUntilNanos();
+        }
         progress.switches += b.count();
         metrics.switchesOut.record(b.count());
         outputs.batch(session, b, progress.batches++, timestamp, incompleteFrom);
