@@ -1,20 +1,20 @@
 package io.swapstream.aggregate;
 
-import io.swapstream.decode.ContextSwitch;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.ThreadInfo;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.WakeEdge;
-import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
-import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 
 /**
  * Routes one session's switches, in time order, into per-thread accumulators: whole-session and,
@@ -38,7 +38,7 @@ public final class SessionStatistics {
         void windowClosed(long windowStart);
 
         /** A thread record carried by a batch: the label its rows get from now on. */
-        void label(ThreadInfo t);
+        void label(ThreadLabel t);
 
         /** The wake edges of a window that just closed ({@link #windowClosed}), named. */
         default void edgesClosed(List<WakeEdge> edges) { }
@@ -62,7 +62,7 @@ public final class SessionStatistics {
     private final Int2ObjectOpenHashMap<ThreadStatsAccumulator> whole = new Int2ObjectOpenHashMap<>();
     private final Map<Long, Int2ObjectOpenHashMap<ThreadStatsAccumulator>> windows = new HashMap<>();
     /** In memory: each TID's latest thread record, and the rows of the windows closed so far. */
-    private final Map<Integer, ThreadInfo> labels = new HashMap<>();
+    private final Map<Integer, ThreadLabel> labels = new HashMap<>();
     private final List<ThreadStats> closedWindows = new ArrayList<>();
     private final List<WakeEdge> closedEdges = new ArrayList<>();
     /** Who woke whom in the open window (the whole session without windows). */
@@ -74,7 +74,7 @@ public final class SessionStatistics {
      * them before its rows, and a TID reused within the batch (even twice) takes its new process only
      * from its new thread's start on.
      */
-    private final List<ThreadInfo> laterStarts = new ArrayList<>();
+    private final List<ThreadLabel> laterStarts = new ArrayList<>();
     private final Int2ObjectOpenHashMap<String> processNames = new Int2ObjectOpenHashMap<>();
     /** The window the latest switches fall in; earlier ones are closed. */
     private long openWindow = WHOLE;
@@ -135,7 +135,7 @@ public final class SessionStatistics {
         }
 
         @Override
-        public void label(ThreadInfo t) {
+        public void label(ThreadLabel t) {
             labels.put(t.threadId(), t);
         }
     }
@@ -157,14 +157,14 @@ public final class SessionStatistics {
         host = b.host();
         laterStarts.clear();
         long first = b.count() > 0 ? b.timeNanos(0) : Long.MAX_VALUE;
-        for (ThreadInfo t : b.threads()) {
+        for (ThreadLabel t : b.threads()) {
             accumulators.label(t);
             // a thread's end and rundown records repeat its start: they wait with it
             if (t.startNanos() != null && t.startNanos() > first) laterStarts.add(t);
             else pidOfTid.put(t.threadId(), pidOf(t));
             if (t.processId() != null && t.processName() != null) processNames.put((int) t.processId(), t.processName());
         }
-        laterStarts.sort(Comparator.comparingLong(ThreadInfo::startNanos));
+        laterStarts.sort(Comparator.comparingLong(ThreadLabel::startNanos));
         int started = 0;
         for (int i = 0; i < b.count(); i++) {
             int pmc = b.pmcCount(i);
@@ -179,7 +179,7 @@ public final class SessionStatistics {
                     b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
                     b.oldThreadRunNanos(i), ready, readyBin, b.readyingThreadId(i), b.previousCState(i), pmc);
             while (started < laterStarts.size() && laterStarts.get(started).startNanos() <= b.timeNanos(i)) {
-                ThreadInfo t = laterStarts.get(started++);
+                ThreadLabel t = laterStarts.get(started++);
                 pidOfTid.put(t.threadId(), pidOf(t));
             }
             wake(b, i, readyBin);
@@ -187,14 +187,14 @@ public final class SessionStatistics {
         for (; started < laterStarts.size(); started++) pidOfTid.put(laterStarts.get(started).threadId(), pidOf(laterStarts.get(started)));
     }
 
-    private static int pidOf(ThreadInfo t) {
+    private static int pidOf(ThreadLabel t) {
         return t.processId() == null ? WakeEdges.UNKNOWN : t.processId();
     }
 
     private SwitchBatch oneRow;
 
     /** Takes one switch given as a record (tests and the row-based commands). */
-    public void accept(ContextSwitch s) {
+    public void accept(SwitchRow s) {
         if (oneRow == null) oneRow = new SwitchBatch(16);
         oneRow.reset(s.session(), s.host()).add(s);
         accept(oneRow);
@@ -348,7 +348,7 @@ public final class SessionStatistics {
     }
 
     private ThreadStats label(ThreadStatsAccumulator a, int tid, long start, long end) {
-        ThreadInfo info = labels.get(tid);
+        ThreadLabel info = labels.get(tid);
         return a.toStats(session, host, tid, info == null ? null : info.processId(),
                 info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, true);
     }

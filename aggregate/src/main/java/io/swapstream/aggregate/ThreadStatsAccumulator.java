@@ -1,17 +1,17 @@
 package io.swapstream.aggregate;
 
-import com.datadoghq.sketch.ddsketch.DDSketch;
-import com.datadoghq.sketch.ddsketch.mapping.LogarithmicMapping;
-import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
-import io.swapstream.decode.KernelEnums;
+import io.swapstream.etw.KernelEnums;
 import io.swapstream.schemas.avro.ThreadStats;
-import it.unimi.dsi.fastutil.ints.Int2LongMap;
-import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import com.datadoghq.sketch.ddsketch.mapping.LogarithmicMapping;
+import com.datadoghq.sketch.ddsketch.store.UnboundedSizeDenseStore;
+import it.unimi.dsi.fastutil.ints.Int2LongMap;
+import it.unimi.dsi.fastutil.ints.Int2LongOpenHashMap;
 
 /**
  * Running statistics of one thread in one window. Mergeable, so partial results (per partition,

@@ -3,7 +3,7 @@ package io.swapstream.aggregate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.swapstream.decode.ContextSwitch;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.etw.ClockType;
 import io.swapstream.etw.EtlWriter;
@@ -58,18 +58,18 @@ class HandBuiltWakeTraceTest {
             byte[] real = HexFormat.of().parseHex("cc0800000000000008000100000002040100000000000000");
             w.perfInfoEvent(1, 0x0524, 4, 1100, null, null, real, 24);
         }
-        List<ContextSwitch> rows = new ArrayList<>();
+        List<SwitchRow> rows = new ArrayList<>();
         SessionDecoder.decodeFile(f, "h", null, rows::add, null);
         assertEquals(9, rows.size());
-        ContextSwitch first = rows.get(0); // idle -> 100 on cpu 0
+        SwitchRow first = rows.get(0); // idle -> 100 on cpu 0
         assertEquals(List.of(2, 1, 0, 0), List.of(first.previousCState(), first.newThreadPriorityDecrement(),
                 first.oldThreadIdealProcessor(), first.oldThreadRemainingQuantum()));
         assertNull(first.oldThreadRank(), "the byte is PreviousCState when the old thread is idle");
-        ContextSwitch out100 = rows.get(2); // 100 waits on cpu 0
+        SwitchRow out100 = rows.get(2); // 100 waits on cpu 0
         assertEquals(List.of(1, 0, 0, 5000), List.of(out100.oldThreadRank(), out100.newThreadPriorityDecrement(),
                 out100.oldThreadIdealProcessor(), out100.oldThreadRemainingQuantum()));
         assertNull(out100.previousCState(), "the byte is OldThreadRank when the old thread is not idle");
-        ContextSwitch last = rows.get(8);
+        SwitchRow last = rows.get(8);
         assertEquals(List.of(2252, 8, 1, 0, 4, 0, 1L), List.of(last.newThreadId(), last.newThreadPriority(), last.previousCState(),
                 last.newThreadPriorityDecrement(), last.oldThreadIdealProcessor(), last.oldThreadRemainingQuantum(),
                 last.newThreadWaitTicks()));

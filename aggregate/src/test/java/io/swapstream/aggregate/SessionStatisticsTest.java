@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.decode.ContextSwitch;
-import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.decode.KernelEnums;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.KernelEnums;
+import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.schemas.avro.ThreadStats;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,9 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 class SessionStatisticsTest {
     @TempDir Path dir;
 
-    static ContextSwitch sw(long t, int cpu, int old, Integer oldPri, String state, String reason, Integer nw, Long ticks,
+    static SwitchRow sw(long t, int cpu, int old, Integer oldPri, String state, String reason, Integer nw, Long ticks,
                             Long since, Long run) {
-        return new ContextSwitch("s", "h", cpu, t, t, "CSWITCH", old, oldPri, state, reason, null, nw, null, ticks,
+        return new SwitchRow("s", "h", cpu, t, t, "CSWITCH", old, oldPri, state, reason, null, nw, null, ticks,
                 null, since, run, null, null, null, null, null, null, null, null, null);
     }
 
@@ -91,14 +91,14 @@ class SessionStatisticsTest {
         Path f = dir.resolve("g.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withMode("cswitch").withPmc(2),
                 MaximumWaitReason.forBuild(19041));
-        List<ContextSwitch> all = new ArrayList<>();
+        List<SwitchRow> all = new ArrayList<>();
         SessionStatistics st = new SessionStatistics(0);
         SessionDecoder.decodeFile(f, "h", null, s -> { all.add(s); st.accept(s); }, null);
         List<ThreadStats> stats = st.wholeSession();
         assertTrue(stats.size() > 20);
         Map<Integer, long[]> lastPmc = new HashMap<>();
         Map<Integer, long[]> pmcSum = new HashMap<>();
-        for (ContextSwitch s : all) {
+        for (SwitchRow s : all) {
             long[] now = s.pmcCounters().stream().mapToLong(Long::longValue).toArray();
             long[] prev = lastPmc.put(s.cpu(), now);
             if (prev != null && s.oldThreadId() != 0 && s.oldThreadRunNanos() != null) {
@@ -114,7 +114,7 @@ class SessionStatisticsTest {
             long[] hist = new long[32];
             Map<String, Long> reasons = new HashMap<>();
             long first = Long.MAX_VALUE, last = Long.MIN_VALUE;
-            for (ContextSwitch s : all) {
+            for (SwitchRow s : all) {
                 if (s.newThreadId() != null && s.newThreadId() == tid) {
                     in++;
                     first = Math.min(first, s.timeNanos());

@@ -3,11 +3,11 @@ package io.swapstream.aggregate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import com.datadoghq.sketch.ddsketch.DDSketch;
-import com.datadoghq.sketch.ddsketch.DDSketchProtoBinding;
-import io.swapstream.decode.KernelEnums;
+import io.swapstream.etw.KernelEnums;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.util.Random;
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import com.datadoghq.sketch.ddsketch.DDSketchProtoBinding;
 import org.junit.jupiter.api.Test;
 
 /** The rows' sketches, read with DDSketch's own protobuf binding, give the rows' percentiles, and merge. */

@@ -1,8 +1,8 @@
 package io.swapstream.bench;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

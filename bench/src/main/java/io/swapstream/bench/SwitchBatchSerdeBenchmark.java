@@ -1,7 +1,7 @@
 package io.swapstream.bench;
 
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.ThreadStatsFields;
-import io.swapstream.aggregate.fleet.streams.RollupControl;
-import io.swapstream.aggregate.fleet.streams.RollupSettings;
-import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.rollup.streams.RollupControl;
+import io.swapstream.aggregate.rollup.streams.RollupSettings;
+import io.swapstream.aggregate.rollup.streams.RollupTopology;
 import io.swapstream.aggregate.streams.AggregateSettings;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.aggregate.streams.RowIndexes;

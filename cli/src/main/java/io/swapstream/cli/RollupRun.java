@@ -1,8 +1,8 @@
 package io.swapstream.cli;
 
-import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.streams.RollupControl;
-import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.rollup.RollupGroup;
+import io.swapstream.aggregate.rollup.streams.RollupControl;
+import io.swapstream.aggregate.rollup.streams.RollupTopology;
 import io.swapstream.http.StageMetrics;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -75,7 +75,7 @@ final class RollupRun implements AutoCloseable {
         // as a revision with them, and only that revision is the run's row
         java.util.Map<String, Long> keys = new java.util.LinkedHashMap<>();
         for (ThreadStats t : windowRows) {
-            keys.merge(RollupTopology.storeKey(FleetGroup.nameOf(FleetGroup.Kind.PROCESS, t), t.getWindowStartNanos()), 1L, Long::sum);
+            keys.merge(RollupTopology.storeKey(RollupGroup.nameOf(RollupGroup.Kind.PROCESS, t), t.getWindowStartNanos()), 1L, Long::sum);
         }
         awaitTaken(windowRows.size(), deadlineNanos);
         control.endOfInput();

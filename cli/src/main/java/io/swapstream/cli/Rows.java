@@ -1,23 +1,23 @@
 package io.swapstream.cli;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import io.swapstream.decode.AvroRecords;
-import io.swapstream.decode.ContextSwitch;
-import io.swapstream.decode.SwitchBatch;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Function;
+import com.fasterxml.jackson.core.JsonGenerator;
 
 /**
- * ContextSwitch rows as JSON (through a streaming generator: the switches command writes millions of
+ * SwitchRow rows as JSON (through a streaming generator: the switches command writes millions of
  * rows, and mapping each to a tree first triples its run time) and as CSV.
  */
 final class Rows {
     private Rows() {}
 
     /** One row as a JSON object, the fields in the schema's order. */
-    static void json(JsonGenerator g, ContextSwitch s) throws IOException {
+    static void json(JsonGenerator g, SwitchRow s) throws IOException {
         g.writeStartObject();
         g.writeStringField("session", s.session());
         g.writeStringField("host", s.host());
@@ -64,31 +64,31 @@ final class Rows {
         g.writeEndObject();
     }
 
-    /** Field values of a row by field name, in {@link ContextSwitch#FIELDS} order. */
-    private static final List<Function<ContextSwitch, Object>> FIELD_VALUES = List.of(ContextSwitch::session,
-            ContextSwitch::host, ContextSwitch::cpu, ContextSwitch::timestamp, ContextSwitch::timeNanos, ContextSwitch::source,
-            ContextSwitch::oldThreadId, ContextSwitch::oldThreadPriority, ContextSwitch::oldThreadState,
-            ContextSwitch::oldThreadWaitReason, ContextSwitch::oldThreadWaitMode, ContextSwitch::newThreadId,
-            ContextSwitch::newThreadPriority, ContextSwitch::newThreadWaitTicks, ContextSwitch::pmcCounters,
-            ContextSwitch::newThreadTimeSinceLastNanos, ContextSwitch::oldThreadRunNanos, ContextSwitch::newThreadReadyNanos,
-            ContextSwitch::newThreadWaitsNanos, ContextSwitch::readyingThreadId, ContextSwitch::readyingProcessId,
-            ContextSwitch::previousCState, ContextSwitch::oldThreadRank, ContextSwitch::newThreadPriorityDecrement,
-            ContextSwitch::oldThreadIdealProcessor, ContextSwitch::oldThreadRemainingQuantum);
+    /** Field values of a row by field name, in {@link SwitchRow#FIELDS} order. */
+    private static final List<Function<SwitchRow, Object>> FIELD_VALUES = List.of(SwitchRow::session,
+            SwitchRow::host, SwitchRow::cpu, SwitchRow::timestamp, SwitchRow::timeNanos, SwitchRow::source,
+            SwitchRow::oldThreadId, SwitchRow::oldThreadPriority, SwitchRow::oldThreadState,
+            SwitchRow::oldThreadWaitReason, SwitchRow::oldThreadWaitMode, SwitchRow::newThreadId,
+            SwitchRow::newThreadPriority, SwitchRow::newThreadWaitTicks, SwitchRow::pmcCounters,
+            SwitchRow::newThreadTimeSinceLastNanos, SwitchRow::oldThreadRunNanos, SwitchRow::newThreadReadyNanos,
+            SwitchRow::newThreadWaitsNanos, SwitchRow::readyingThreadId, SwitchRow::readyingProcessId,
+            SwitchRow::previousCState, SwitchRow::oldThreadRank, SwitchRow::newThreadPriorityDecrement,
+            SwitchRow::oldThreadIdealProcessor, SwitchRow::oldThreadRemainingQuantum);
 
     /**
-     * A batch decoded as docs/reading-the-topics.md gives it: session, host, count, one array per ContextSwitch field
+     * A batch decoded as docs/reading-the-topics.md gives it: session, host, count, one array per SwitchRow field
      * (nulls where a row has none), and the thread records.
      */
     @SuppressWarnings("unchecked")
     static void columns(JsonGenerator g, SwitchBatch batch) throws IOException {
-        List<ContextSwitch> rows = batch.rows();
+        List<SwitchRow> rows = batch.rows();
         g.writeStartObject();
         g.writeStringField("session", batch.session());
         g.writeStringField("host", batch.host());
         g.writeNumberField("count", batch.count());
-        for (int f = 2; f < ContextSwitch.FIELDS.size(); f++) {
-            g.writeArrayFieldStart(ContextSwitch.FIELDS.get(f));
-            for (ContextSwitch row : rows) {
+        for (int f = 2; f < SwitchRow.FIELDS.size(); f++) {
+            g.writeArrayFieldStart(SwitchRow.FIELDS.get(f));
+            for (SwitchRow row : rows) {
                 Object v = FIELD_VALUES.get(f).apply(row);
                 if (v == null) g.writeNull();
                 else if (v instanceof String s) g.writeString(s);
@@ -98,7 +98,7 @@ final class Rows {
             g.writeEndArray();
         }
         g.writeArrayFieldStart("threads");
-        for (io.swapstream.decode.ThreadInfo t : batch.threads()) {
+        for (io.swapstream.batch.ThreadLabel t : batch.threads()) {
             var a = AvroRecords.of(t);
             RecordJson.write(g, a, a.getSchema());
         }
@@ -106,7 +106,7 @@ final class Rows {
         g.writeEndObject();
     }
 
-    static void csv(StringBuilder b, ContextSwitch s) {
+    static void csv(StringBuilder b, SwitchRow s) {
         csvStr(b, s.session()).append(',');
         csvStr(b, s.host()).append(',');
         b.append(s.cpu()).append(',').append(s.timestamp()).append(',').append(s.timeNanos()).append(',');

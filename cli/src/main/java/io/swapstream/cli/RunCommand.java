@@ -288,10 +288,10 @@ final class RunCommand implements Callable<Integer> {
             java.util.TreeMap<Long, List<io.swapstream.schemas.avro.ProcessStats>> byWindow = new java.util.TreeMap<>();
             for (var p : rows) byWindow.computeIfAbsent(p.getWindowStartNanos(), k -> new ArrayList<>()).add(p);
             for (var e : byWindow.entrySet()) {
-                List<io.swapstream.schemas.avro.ProcessStats> ranked = FleetTable.ranked(e.getValue(), "readyP99Nanos", top != null ? top : 10);
+                List<io.swapstream.schemas.avro.ProcessStats> ranked = RollupTable.ranked(e.getValue(), "readyP99Nanos", top != null ? top : 10);
                 w.println();
                 w.println("processes across the files, window " + java.time.Instant.ofEpochSecond(0, e.getKey()) + ", by ready p99:");
-                FleetTable.writeProcesses(w, ranked, false);
+                RollupTable.writeProcesses(w, ranked, false);
             }
         } finally {
             w.flush();

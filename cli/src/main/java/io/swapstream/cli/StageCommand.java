@@ -2,12 +2,12 @@ package io.swapstream.cli;
 
 import static io.swapstream.stage.StageSensors.*;
 
-import io.swapstream.aggregate.fleet.streams.RollupSettings;
-import io.swapstream.http.FleetMetrics;
+import io.swapstream.aggregate.rollup.streams.RollupSettings;
 import io.swapstream.http.HttpTls;
 import io.swapstream.http.HttpUsers;
 import io.swapstream.http.Peers;
 import io.swapstream.http.RollupApi;
+import io.swapstream.http.RollupMetrics;
 import io.swapstream.http.RollupRowsFeed;
 import io.swapstream.http.StageHttp;
 import io.swapstream.http.StageMetrics;
@@ -401,7 +401,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
 
         @Override
         AutoCloseable beside(StageMetrics metrics, Properties config, String bootstrap) {
-            FleetMetrics fleet = new FleetMetrics(metricsProcesses, metricsHosts);
+            RollupMetrics fleet = new RollupMetrics(metricsProcesses, metricsHosts);
             metrics.add(fleet);
             Map<String, Object> client = new java.util.HashMap<>(kafka.clientConfig());
             client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

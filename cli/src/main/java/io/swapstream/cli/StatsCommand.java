@@ -2,8 +2,8 @@ package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsFields;
-import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.FleetRollup;
+import io.swapstream.aggregate.rollup.RollupGroup;
+import io.swapstream.aggregate.rollup.Rollups;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
@@ -90,19 +90,19 @@ final class StatsCommand implements Callable<Integer> {
         }
         boolean jsonLines = format == Format.jsonl;
         if (group == Group.wakes) {
-            FleetTable.writeWakeEdges(out, top != null || !jsonLines ? FleetTable.ranked(edges, field, top) : edges, jsonLines);
+            RollupTable.writeWakeEdges(out, top != null || !jsonLines ? RollupTable.ranked(edges, field, top) : edges, jsonLines);
         } else if (group == Group.thread) {
             if (top != null || !jsonLines) rows = StatsTable.ranked(rows, field, top);
             StatsTable.write(out, rows, jsonLines, windowNanos > 0);
         } else {
-            FleetRollup rollup = new FleetRollup(group == Group.process ? FleetGroup.Kind.PROCESS : FleetGroup.Kind.HOST);
+            Rollups rollup = new Rollups(group == Group.process ? RollupGroup.Kind.PROCESS : RollupGroup.Kind.HOST);
             rollup.addAll(rows);
             if (group == Group.process) {
                 List<ProcessStats> p = rollup.processRows();
-                FleetTable.writeProcesses(out, top != null || !jsonLines ? FleetTable.ranked(p, field, top) : p, jsonLines);
+                RollupTable.writeProcesses(out, top != null || !jsonLines ? RollupTable.ranked(p, field, top) : p, jsonLines);
             } else {
                 List<HostStats> h = rollup.hostRows();
-                FleetTable.writeHosts(out, top != null || !jsonLines ? FleetTable.ranked(h, field, top) : h, jsonLines);
+                RollupTable.writeHosts(out, top != null || !jsonLines ? RollupTable.ranked(h, field, top) : h, jsonLines);
             }
         }
         out.flush();

@@ -1,7 +1,6 @@
 package io.swapstream.cli;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import io.swapstream.decode.ContextSwitch;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
@@ -10,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import com.fasterxml.jackson.core.JsonGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -39,7 +39,7 @@ final class SwitchesCommand implements Callable<Integer> {
         // buffered separately: millions of rows go through here
         StringBuilder line = new StringBuilder(512);
         JsonGenerator json = RecordJson.generator(out);
-        Consumer<ContextSwitch> sink = format == Format.csv
+        Consumer<SwitchRow> sink = format == Format.csv
                 ? s -> { line.setLength(0); Rows.csv(line, s); out.append(line).append('\n'); }
                 : s -> {
                     try {
@@ -49,7 +49,7 @@ final class SwitchesCommand implements Callable<Integer> {
                         throw new UncheckedIOException(e);
                     }
                 };
-        if (format == Format.csv) out.println(String.join(",", ContextSwitch.FIELDS));
+        if (format == Format.csv) out.println(String.join(",", SwitchRow.FIELDS));
         SessionDecoder d = SessionDecoder.decodeFile(file, Options.host(host, file), override, sink, null);
         json.flush();
         out.flush();

@@ -1,7 +1,7 @@
 package io.swapstream.cli;
 
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.ingest.IngestPosition;
 import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.SwapstreamConfig;

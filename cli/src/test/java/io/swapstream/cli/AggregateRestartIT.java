@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatch;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.AvroRecords;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
@@ -59,7 +59,7 @@ class AggregateRestartIT {
         TraceGenerator.generate(f, o, MaximumWaitReason.forBuild(o.build()));
         List<byte[]> batches = new ArrayList<>();
         List<Long> lastTimes = new ArrayList<>();
-        List<io.swapstream.decode.ThreadInfo> threads = new ArrayList<>();
+        List<io.swapstream.batch.ThreadLabel> threads = new ArrayList<>();
         SessionStatistics whole = new SessionStatistics(0);
         List<SwitchBatch> copies = new ArrayList<>();
         SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.decode.ContextSwitch;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.etw.BufferHeader;
@@ -128,10 +128,10 @@ class HostileInputIT {
                 String session = e.getKey();
                 assertTrue(done.get(session).getComplete());
                 assertEquals(0, done.get(session).getDeadLetters());
-                List<ContextSwitch> offline = new ArrayList<>();
+                List<SwitchRow> offline = new ArrayList<>();
                 SessionStatistics stats = new SessionStatistics(0);
                 SessionDecoder.decodeBatches(clean.get(e.getValue()), e.getValue(), null, b -> { offline.addAll(b.rows()); stats.accept(b); }, null);
-                List<ContextSwitch> online = batches.stream().filter(r -> r.key().equals(session))
+                List<SwitchRow> online = batches.stream().filter(r -> r.key().equals(session))
                         .flatMap(r -> PipelineIT.BATCHES.deserialize("t", r.value()).rows().stream()).toList();
                 assertEquals(offline, online, "switches of " + session);
                 List<ThreadStats> expected = stats.wholeSession();

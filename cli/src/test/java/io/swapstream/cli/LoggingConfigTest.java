@@ -23,6 +23,6 @@ class LoggingConfigTest {
         }
         assertTrue(LoggerFactory.getLogger("org.apache.kafka.clients.producer.KafkaProducer").isErrorEnabled());
         assertFalse(LoggerFactory.getLogger("org.apache.kafka.clients.producer.KafkaProducer").isWarnEnabled());
-        assertTrue(LoggerFactory.getLogger("io.swapstream.aggregate.fleet.streams.RollupProcessor").isWarnEnabled());
+        assertTrue(LoggerFactory.getLogger("io.swapstream.aggregate.rollup.streams.RollupProcessor").isWarnEnabled());
     }
 }

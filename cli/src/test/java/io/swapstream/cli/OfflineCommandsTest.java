@@ -1,13 +1,10 @@
 package io.swapstream.cli;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.swapstream.decode.ContextSwitch;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.etw.EtlWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,7 +39,7 @@ class OfflineCommandsTest {
             JsonNode n = json.readTree(line);
             List<String> keys = new ArrayList<>();
             for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) keys.add(it.next());
-            assertEquals(ContextSwitch.FIELDS, keys);
+            assertEquals(SwitchRow.FIELDS, keys);
             assertEquals("web01", n.get("host").asText());
             assertTrue(n.get("newThreadPriority").isNull(), "compact carries no new-thread priority");
         }
@@ -52,9 +51,9 @@ class OfflineCommandsTest {
         CliRunner r = CliRunner.run("switches", f.toString(), "--format", "csv");
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().toList();
-        assertEquals(String.join(",", ContextSwitch.FIELDS), lines.get(0));
+        assertEquals(String.join(",", SwitchRow.FIELDS), lines.get(0));
         assertEquals(1001, lines.size());
-        assertEquals(ContextSwitch.FIELDS.size(), lines.get(1).split(",", -1).length);
+        assertEquals(SwitchRow.FIELDS.size(), lines.get(1).split(",", -1).length);
     }
 
     @Test

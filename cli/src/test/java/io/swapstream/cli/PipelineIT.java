@@ -4,20 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.decode.SwitchBatchSerde;
-import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.decode.ContextSwitch;
+import io.swapstream.batch.SwitchBatchSerde;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.decode.FileInventory;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.etw.BufferFiller;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.etw.BufferFiller;
+import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.nio.ByteBuffer;
@@ -32,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -135,10 +135,10 @@ class PipelineIT {
             List<ConsumerRecord<String, byte[]>> switches = read(kafka, SwapstreamConfig.SWITCH_BATCHES, rs -> rows(rs) >= total);
             for (Map.Entry<String, Path> e : Map.of(s1, cs, s2, cc).entrySet()) {
                 String host = e.getKey().substring(0, e.getKey().indexOf(':'));
-                List<ContextSwitch> offline = new ArrayList<>();
+                List<SwitchRow> offline = new ArrayList<>();
                 SessionStatistics stats = new SessionStatistics(0);
                 SessionDecoder d = SessionDecoder.decodeBatches(e.getValue(), host, null, b -> { offline.addAll(b.rows()); stats.accept(b); }, null);
-                List<ContextSwitch> online = switches.stream().filter(r -> r.key().equals(e.getKey()))
+                List<SwitchRow> online = switches.stream().filter(r -> r.key().equals(e.getKey()))
                         .flatMap(r -> BATCHES.deserialize("t", r.value()).rows().stream()).toList();
                 assertEquals(offline, online, "switches of " + e.getKey());
                 for (int i = 1; i < online.size(); i++) assertTrue(online.get(i - 1).timestamp() <= online.get(i).timestamp());
@@ -210,7 +210,7 @@ class PipelineIT {
         // its logfile header (the first event of the first buffer) counts one buffer fewer, or it reads as cut short
         ByteBuffer.wrap(w).order(ByteOrder.LITTLE_ENDIAN).putInt(0x48 + 0x20 + 0x24, w.length / bufferSize);
         Files.write(without, w);
-        List<ContextSwitch> expected = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
         SessionDecoder.decodeFile(without, "h", null, expected::add, null);
         try (Pipeline p = start(kafka)) {
             String session = publish(kafka, f, "h").session();

@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.swapstream.batch.SwitchBatch;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
@@ -32,6 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Assumptions;
@@ -270,7 +270,7 @@ class PrometheusIT {
         for (Path f : traces) {
             String host = f.getFileName().toString().replace(".etl", "");
             SessionDecoder.decodeBatches(f, host, null, (SwitchBatch b) -> {
-                for (io.swapstream.decode.ThreadInfo t : b.threads()) {
+                for (io.swapstream.batch.ThreadLabel t : b.threads()) {
                     if (t.processName() != null) processOf.put(host + "/" + t.threadId(), t.processName());
                 }
                 for (int i = 0; i < b.count(); i++) {

@@ -1,11 +1,11 @@
 package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.aggregate.fleet.streams.RollupSettings;
+import io.swapstream.aggregate.rollup.streams.RollupSettings;
 import io.swapstream.cli.RoleAcls.Role;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;

@@ -3,13 +3,11 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.SketchBytes;
-import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.FleetRollup;
-import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.rollup.RollupGroup;
+import io.swapstream.aggregate.rollup.Rollups;
+import io.swapstream.aggregate.rollup.streams.RollupTopology;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
@@ -30,6 +28,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -55,8 +55,8 @@ class RollupIT {
     void killedMidWindowTheRollupLosesAndDoublesNothing(KafkaBroker.Bootstrap kafka) throws Exception {
         String prefix = "roll" + UUID.randomUUID().toString().substring(0, 6) + ".";
         List<Path> traces = new ArrayList<>();
-        FleetRollup offline = new FleetRollup(FleetGroup.Kind.PROCESS);
-        FleetRollup offlineHosts = new FleetRollup(FleetGroup.Kind.HOST);
+        Rollups offline = new Rollups(RollupGroup.Kind.PROCESS);
+        Rollups offlineHosts = new Rollups(RollupGroup.Kind.HOST);
         // the fleet's wake edges: each host's records of an edge and window merged
         Map<String, io.swapstream.schemas.avro.WakeEdge> offlineEdges = new java.util.TreeMap<>();
         for (int h = 1; h <= 3; h++) {

@@ -3,8 +3,8 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.FleetRollup;
+import io.swapstream.aggregate.rollup.RollupGroup;
+import io.swapstream.aggregate.rollup.Rollups;
 import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -155,7 +155,7 @@ class RotationSoakIT {
     /** The host roll-ups, the highest revision of each key, once there are {@code count} keys. */
     /** The offline roll-up of thread window rows per host, by host/windowStart. */
     static Map<String, HostStats> hostRows(List<ThreadStats> windowRows) {
-        FleetRollup hosts = new FleetRollup(FleetGroup.Kind.HOST);
+        Rollups hosts = new Rollups(RollupGroup.Kind.HOST);
         hosts.addAll(windowRows);
         Map<String, HostStats> out = new TreeMap<>();
         for (HostStats h : hosts.hostRows()) out.put(h.getHost() + "/" + h.getWindowStartNanos(), h);

@@ -1,5 +1,6 @@
 package io.swapstream.decode;
 
+import io.swapstream.etw.KernelEnums;
 import java.nio.ByteBuffer;
 
 /**

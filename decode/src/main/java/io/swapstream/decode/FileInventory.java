@@ -229,7 +229,7 @@ public final class FileInventory implements TraceEventHandler {
         loss.put("sequenceGapsByProcessor", gaps);
         m.put("loss", loss);
         Map<String, Object> cs = new LinkedHashMap<>();
-        cs.put("cswitchEvents", hookIdCounts[ContextSwap.HOOK_ID]);
+        cs.put("cswitchEvents", hookIdCounts[CSwitchEvent.HOOK_ID]);
         cs.put("compactBatches", hookIdCounts[CompactBatchDecoder.HOOK_ID]);
         cs.put("compactPackets", compactPackets);
         cs.put("processEvents", processEvents);

@@ -1,6 +1,7 @@
 package io.swapstream.decode;
 
 import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.KernelEnums;
 import io.swapstream.etw.TraceEvent;
 import java.nio.ByteBuffer;
 
@@ -44,7 +45,7 @@ final class MergeIntake {
         lateness.onEvent(ev);
         int hook = ev.hookId();
         ProcessorLanes.Lane lane = lanes.get(ev.processor());
-        if (hook == ContextSwap.HOOK_ID) {
+        if (hook == CSwitchEvent.HOOK_ID) {
             onCSwitch(ev, lane);
         } else if (hook == CompactBatchDecoder.HOOK_ID) {
             counters.compactBatches++;
@@ -97,25 +98,25 @@ final class MergeIntake {
     private void onCSwitch(TraceEvent ev, ProcessorLanes.Lane lane) {
         ByteBuffer d = ev.data();
         int p = ev.payloadOffset();
-        ContextSwap.check(ev.payloadLength());
+        CSwitchEvent.check(ev.payloadLength());
         counters.cswitchEvents++;
         sawCSwitch = true;
-        resolvePending(lane, ContextSwap.oldThreadId(d, p));
+        resolvePending(lane, CSwitchEvent.oldThreadId(d, p));
         int src = MergeQueue.cswitches(lane.cpu);
         int q = enqueueSwitch(src, ev.timestamp(), true);
         MergeQueue m = queue;
-        int state = ContextSwap.oldThreadState(d, p);
-        m.oldTid[src][q] = ContextSwap.oldThreadId(d, p);
-        m.oldPriority[src][q] = ContextSwap.oldThreadPriority(d, p);
+        int state = CSwitchEvent.oldThreadState(d, p);
+        m.oldTid[src][q] = CSwitchEvent.oldThreadId(d, p);
+        m.oldPriority[src][q] = CSwitchEvent.oldThreadPriority(d, p);
         m.oldState[src][q] = state;
-        m.oldWaitReason[src][q] = state == KernelEnums.STATE_WAITING ? ContextSwap.oldThreadWaitReason(d, p) : -1;
-        m.oldWaitMode[src][q] = ContextSwap.waitMode(d, p);
-        m.newTid[src][q] = ContextSwap.newThreadId(d, p);
-        m.newPriority[src][q] = ContextSwap.newThreadPriority(d, p);
-        m.newWaitTicks[src][q] = ContextSwap.newThreadWaitTime(d, p);
-        m.detail[src][q] = MergeQueue.packDetail(ContextSwap.previousCStateOrRank(d, p), ContextSwap.newThreadPriorityDecrement(d, p),
-                ContextSwap.oldThreadIdealProcessor(d, p));
-        m.remainingQuantum[src][q] = ContextSwap.oldThreadRemainingQuantum(d, p);
+        m.oldWaitReason[src][q] = state == KernelEnums.STATE_WAITING ? CSwitchEvent.oldThreadWaitReason(d, p) : -1;
+        m.oldWaitMode[src][q] = CSwitchEvent.waitMode(d, p);
+        m.newTid[src][q] = CSwitchEvent.newThreadId(d, p);
+        m.newPriority[src][q] = CSwitchEvent.newThreadPriority(d, p);
+        m.newWaitTicks[src][q] = CSwitchEvent.newThreadWaitTime(d, p);
+        m.detail[src][q] = MergeQueue.packDetail(CSwitchEvent.previousCStateOrRank(d, p), CSwitchEvent.newThreadPriorityDecrement(d, p),
+                CSwitchEvent.oldThreadIdealProcessor(d, p));
+        m.remainingQuantum[src][q] = CSwitchEvent.oldThreadRemainingQuantum(d, p);
         if (ev.pmcCount() > 0) {
             long[] c = new long[ev.pmcCount()];
             for (int i = 0; i < c.length; i++) c[i] = ev.pmcCounter(i);

@@ -1,5 +1,6 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SwitchBatch;
 import java.util.Arrays;
 
 /**

@@ -1,5 +1,9 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SessionFacts;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.EtlFormatException;
@@ -28,11 +32,11 @@ public final class SessionDecoder {
     private final String host;
     private final Integer maximumWaitReasonOverride;
     private final Consumer<SwitchBatch> batches;
-    private final Consumer<ThreadInfo> threads;
+    private final Consumer<ThreadLabel> threads;
     private final int batchRows;
     private final MergeLimits limits;
     private LogfileHeader header;
-    private TraceSession session;
+    private SessionFacts session;
     private SessionClock clock;
     private SwitchExpander expander;
     private BufferDecoder current;
@@ -45,7 +49,7 @@ public final class SessionDecoder {
      * @param limits  what the time-ordered merge may wait for: a finished file's lateness or a live session's limits
      */
     public SessionDecoder(String host, Integer maximumWaitReasonOverride, Consumer<SwitchBatch> batches,
-                          Consumer<ThreadInfo> threads, int batchRows, MergeLimits limits) {
+                          Consumer<ThreadLabel> threads, int batchRows, MergeLimits limits) {
         this.limits = limits;
         this.host = host;
         this.maximumWaitReasonOverride = maximumWaitReasonOverride;
@@ -56,7 +60,7 @@ public final class SessionDecoder {
 
     /** Decodes a whole file into rows: for printing and tests. */
     public static SessionDecoder decodeFile(Path file, String host, Integer maximumWaitReasonOverride,
-                                            Consumer<ContextSwitch> switches, Consumer<ThreadInfo> threads) throws IOException {
+                                            Consumer<SwitchRow> switches, Consumer<ThreadLabel> threads) throws IOException {
         return decodeBatches(file, host, maximumWaitReasonOverride, b -> {
             for (int i = 0; i < b.count(); i++) switches.accept(b.row(i));
         }, threads);
@@ -64,7 +68,7 @@ public final class SessionDecoder {
 
     /** Decodes a whole file into batches. */
     public static SessionDecoder decodeBatches(Path file, String host, Integer maximumWaitReasonOverride,
-                                               Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads) throws IOException {
+                                               Consumer<SwitchBatch> batches, Consumer<ThreadLabel> threads) throws IOException {
         try (EtlReader r = EtlReader.open(file)) {
             return decodeBatches(r, host, maximumWaitReasonOverride, batches, threads);
         }
@@ -76,7 +80,7 @@ public final class SessionDecoder {
      * exactly that, and the switches come out in time order whatever the lateness.
      */
     public static SessionDecoder decodeBatches(EtlReader reader, String host, Integer maximumWaitReasonOverride,
-                                               Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads) throws IOException {
+                                               Consumer<SwitchBatch> batches, Consumer<ThreadLabel> threads) throws IOException {
         long lateness = BufferLateness.of(reader).max();
         reader.rewind();
         SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, SwitchExpander.DEFAULT_BATCH_ROWS,
@@ -90,7 +94,7 @@ public final class SessionDecoder {
     }
 
     /** The session, known once the header buffer has been read. */
-    public TraceSession session() { return session; }
+    public SessionFacts session() { return session; }
     public ExpansionCounters counters() { return expander == null ? new ExpansionCounters() : expander.counters(); }
     /**
      * Switches the merge let out before every processor's buffers had passed them: by its memory cap, or by a live
@@ -188,7 +192,7 @@ public final class SessionDecoder {
         header = h;
         this.clock = clock;
         int max = maximumWaitReasonOverride != null ? maximumWaitReasonOverride : MaximumWaitReason.forBuild(h.build());
-        session = TraceSession.of(host, h, max);
+        session = SessionFacts.of(host, h, max);
         expander = new SwitchExpander(session.session(), host, clock, max, h.numberOfProcessors(), limits, batches, threads,
                 batchRows);
     }
@@ -204,8 +208,8 @@ public final class SessionDecoder {
         decoder.walk(ev -> {
             int hook = ev.hookId();
             try {
-                if (hook == ContextSwap.HOOK_ID) {
-                    ContextSwap.check(ev.payloadLength());
+                if (hook == CSwitchEvent.HOOK_ID) {
+                    CSwitchEvent.check(ev.payloadLength());
                 } else if (hook == CompactBatchDecoder.HOOK_ID) {
                     CompactBatchDecoder.decode(ev.data(), ev.payloadOffset(), ev.payloadLength(), 0x3F,
                             (k, t, o, pr, st, w, nw, i) -> { });
@@ -243,13 +247,13 @@ public final class SessionDecoder {
 
     /** A decoder that continues from {@code checkpoint}, handing its output to the given consumers. */
     public static SessionDecoder restore(byte[] checkpoint, String host, Integer maximumWaitReasonOverride,
-                                         Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads, int batchRows) {
+                                         Consumer<SwitchBatch> batches, Consumer<ThreadLabel> threads, int batchRows) {
         return restore(checkpoint, host, maximumWaitReasonOverride, batches, threads, batchRows, MergeLimits.live());
     }
 
     /** The same, with the session's merge limits. */
     public static SessionDecoder restore(byte[] checkpoint, String host, Integer maximumWaitReasonOverride,
-                                         Consumer<SwitchBatch> batches, Consumer<ThreadInfo> threads, int batchRows,
+                                         Consumer<SwitchBatch> batches, Consumer<ThreadLabel> threads, int batchRows,
                                          MergeLimits limits) {
         SessionDecoder d = new SessionDecoder(host, maximumWaitReasonOverride, batches, threads, batchRows, limits);
         CHECKPOINT.read(checkpoint, in -> {

@@ -1,5 +1,8 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.ThreadLabel;
+import io.swapstream.etw.KernelEnums;
 import io.swapstream.etw.SessionClock;
 import java.util.function.Consumer;
 
@@ -19,7 +22,7 @@ final class SwitchEmitter {
     private final MergeQueue queue;
     private final ExpansionCounters counters;
     private final Consumer<SwitchBatch> out;
-    private final Consumer<ThreadInfo> threadsOut;
+    private final Consumer<ThreadLabel> threadsOut;
     private final SwitchBatch batch;
     private final int batchRows;
     private static final int INITIAL_ROWS = 256;
@@ -30,7 +33,7 @@ final class SwitchEmitter {
     long lastEmittedTs = Long.MIN_VALUE;
 
     SwitchEmitter(String session, String host, SessionClock clock, MergeQueue queue, ExpansionCounters counters,
-                  Consumer<SwitchBatch> out, Consumer<ThreadInfo> threadsOut, int batchRows) {
+                  Consumer<SwitchBatch> out, Consumer<ThreadLabel> threadsOut, int batchRows) {
         this.session = session;
         this.host = host;
         this.clock = clock;
@@ -178,7 +181,7 @@ final class SwitchEmitter {
     /** A thread or process event in merged order: it labels threads from now on. */
     private void onLabel(LabelEvent e, long nanos) {
         if (e instanceof ThreadEvent te) {
-            ThreadInfo info = directory.onThread(te, nanos);
+            ThreadLabel info = directory.onThread(te, nanos);
             if (te.isEnd()) times.forget(te.threadId());
             batch.addThread(info);
             if (threadsOut != null) threadsOut.accept(info);

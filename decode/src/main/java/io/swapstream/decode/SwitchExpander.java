@@ -1,5 +1,8 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.etw.TraceEvent;
@@ -8,7 +11,7 @@ import io.swapstream.schemas.state.StateWriter;
 import java.util.function.Consumer;
 
 /**
- * Expands one session's CSwitch events and compact batches into {@link ContextSwitch} rows and merges
+ * Expands one session's CSwitch events and compact batches into {@link SwitchRow} rows and merges
  * the processors into time order (docs/etw-formats.md §5, docs/architecture.md "Expansion" and
  * "Merge"). Its parts: {@link MergeIntake} takes the events in buffer order into the
  * {@link MergeQueue}; {@link ReleasePolicy} says when the queue's head may leave, from what every
@@ -35,7 +38,7 @@ public final class SwitchExpander {
      * @param batchRows  rows in a full batch
      */
     public SwitchExpander(String session, String host, SessionClock clock, int maximumWaitReason, int processors,
-                          MergeLimits limits, Consumer<SwitchBatch> out, Consumer<ThreadInfo> threadsOut, int batchRows) {
+                          MergeLimits limits, Consumer<SwitchBatch> out, Consumer<ThreadLabel> threadsOut, int batchRows) {
         this.lanes = new ProcessorLanes(processors);
         this.intake = new MergeIntake(queue, lanes, counters, maximumWaitReason);
         this.policy = new ReleasePolicy(lanes, intake, counters, limits, clock.ticksPerSecond());

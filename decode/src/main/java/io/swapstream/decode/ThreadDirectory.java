@@ -1,5 +1,7 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
 import java.util.HashMap;
@@ -12,7 +14,7 @@ import java.util.Map;
 public final class ThreadDirectory {
     private final String session;
     private final Map<Integer, String> processNames = new HashMap<>();
-    private final Map<Integer, ThreadInfo> threads = new HashMap<>();
+    private final Map<Integer, ThreadLabel> threads = new HashMap<>();
     /** Each live thread's process, for {@link #processOf} once per ReadyThread event: no boxing there. */
     private final it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap processes = newProcesses();
 
@@ -32,20 +34,20 @@ public final class ThreadDirectory {
     }
 
     /** Records a thread event; returns the thread's updated info. */
-    public ThreadInfo onThread(ThreadEvent t, long timeNanos) {
-        ThreadInfo old = threads.get(t.threadId());
+    public ThreadLabel onThread(ThreadEvent t, long timeNanos) {
+        ThreadLabel old = threads.get(t.threadId());
         boolean sameThread = old != null && old.processId() != null && old.processId() == t.processId() && old.endNanos() == null;
-        ThreadInfo info;
+        ThreadLabel info;
         if (t.isName()) {
-            info = new ThreadInfo(session, t.threadId(), t.processId(), processNames.get(t.processId()),
+            info = new ThreadLabel(session, t.threadId(), t.processId(), processNames.get(t.processId()),
                     t.threadName().isEmpty() ? null : t.threadName(),
                     sameThread ? old.basePriority() : null, sameThread ? old.startNanos() : null, null);
         } else if (t.isEnd()) {
-            info = new ThreadInfo(session, t.threadId(), t.processId(), processNames.get(t.processId()),
+            info = new ThreadLabel(session, t.threadId(), t.processId(), processNames.get(t.processId()),
                     sameThread ? old.threadName() : null, t.basePriority() >= 0 ? t.basePriority() : null,
                     sameThread ? old.startNanos() : null, timeNanos);
         } else {
-            info = new ThreadInfo(session, t.threadId(), t.processId(), processNames.get(t.processId()),
+            info = new ThreadLabel(session, t.threadId(), t.processId(), processNames.get(t.processId()),
                     sameThread ? old.threadName() : null, t.basePriority() >= 0 ? t.basePriority() : null,
                     t.hookId() == ThreadEvent.START ? (Long) timeNanos : sameThread ? old.startNanos() : null, null);
         }
@@ -55,7 +57,7 @@ public final class ThreadDirectory {
         return info;
     }
 
-    private void remember(ThreadInfo info) {
+    private void remember(ThreadLabel info) {
         if (info.endNanos() != null || info.processId() == null) processes.remove(info.threadId());
         else processes.put(info.threadId(), (int) info.processId());
     }
@@ -75,7 +77,7 @@ public final class ThreadDirectory {
             o.string(e.getValue());
         }
         o.writeInt(threads.size());
-        for (ThreadInfo t : threads.values()) {
+        for (ThreadLabel t : threads.values()) {
             o.writeInt(t.threadId());
             o.nullableInt(t.processId());
             o.nullableString(t.processName());
@@ -93,7 +95,7 @@ public final class ThreadDirectory {
         for (int n = in.readInt(); n > 0; n--) processNames.put(in.readInt(), in.string());
         for (int n = in.readInt(); n > 0; n--) {
             int tid = in.readInt();
-            ThreadInfo t = new ThreadInfo(session, tid, in.nullableInt(), in.nullableString(), in.nullableString(),
+            ThreadLabel t = new ThreadLabel(session, tid, in.nullableInt(), in.nullableString(), in.nullableString(),
                     in.nullableInt(), in.nullableLong(), in.nullableLong());
             threads.put(tid, t);
             remember(t);

@@ -1,7 +1,8 @@
 package io.swapstream.decode;
 
-import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
+import io.swapstream.batch.SwitchBatch;
 import java.util.Arrays;
+import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 
 /**
  * What the merge keeps of each live thread between its switches: its last switch-out and, while it

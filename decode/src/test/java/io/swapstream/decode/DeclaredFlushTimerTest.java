@@ -3,6 +3,7 @@ package io.swapstream.decode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.TraceEvent;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -26,10 +27,10 @@ class DeclaredFlushTimerTest {
     static final long TPS = SchedulerSimulator.TICKS_PER_SECOND;
 
     /** What a live decode of {@code f} did: its rows, and the most the emitted switches lagged the latest time read. */
-    record Live(List<ContextSwitch> rows, double worstLagSeconds, long outOfOrder) {}
+    record Live(List<SwitchRow> rows, double worstLagSeconds, long outOfOrder) {}
 
     static Live live(Path f, MergeLimits limits) throws Exception {
-        List<ContextSwitch> rows = new ArrayList<>();
+        List<SwitchRow> rows = new ArrayList<>();
         SessionDecoder d = new SessionDecoder("h", null, b -> rows.addAll(b.rows()), null, 4096, limits);
         double worst = 0;
         long[] latest = {Long.MIN_VALUE};
@@ -57,7 +58,7 @@ class DeclaredFlushTimerTest {
     @Test
     void aTrueDeclarationLetsSwitchesOutWithinTwiceTheTimerAndExactly() throws Exception {
         Path f = trace(dir.resolve("flushed.etl"), TPS);
-        List<ContextSwitch> exact = new ArrayList<>();
+        List<SwitchRow> exact = new ArrayList<>();
         SessionDecoder.decodeFile(f, "h", null, exact::add, null);
         Live without = live(f, MergeLimits.live(600_000_000_000L, 1L << 30));
         Live with = live(f, MergeLimits.live(600_000_000_000L, 1L << 30).withFlushTimer(1_000));

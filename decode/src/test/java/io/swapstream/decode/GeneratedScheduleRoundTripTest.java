@@ -2,6 +2,8 @@ package io.swapstream.decode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.etw.KernelEnums;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.ScheduleSink;
 import io.swapstream.ingest.generate.SchedulerSimulator;
@@ -36,13 +38,13 @@ class GeneratedScheduleRoundTripTest {
         java.nio.file.Path f = java.nio.file.Files.createTempFile("rt", ".etl");
         try {
             io.swapstream.ingest.generate.TraceGenerator.generate(f, o, 0x28);
-            List<ContextSwitch> got = new ArrayList<>();
+            List<SwitchRow> got = new ArrayList<>();
             SessionDecoder.decodeFile(f, "h", null, got::add, null);
             decided.sort(Comparator.comparingLong(Decided::ts).thenComparingInt(Decided::cpu));
             assertEquals(decided.size(), got.size());
             for (int i = 0; i < got.size(); i++) {
                 Decided d = decided.get(i);
-                ContextSwitch s = got.get(i);
+                SwitchRow s = got.get(i);
                 assertEquals(d.cpu(), s.cpu());
                 assertEquals(d.ts(), s.timestamp());
                 assertEquals(d.oldTid(), s.oldThreadId());

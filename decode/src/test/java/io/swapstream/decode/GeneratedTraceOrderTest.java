@@ -5,13 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.etw.BufferLateness;
+import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.KernelEnums;
+import io.swapstream.etw.LoggerTiming;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.SwitchDetail;
 import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.etw.BufferLateness;
-import io.swapstream.etw.EtlReader;
-import io.swapstream.etw.LoggerTiming;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,11 +42,11 @@ class GeneratedTraceOrderTest {
     /** What a session with a 1 s flush timer guarantees: every event is in the trace this soon. */
     static final long FLUSHED_WRITE_DELAY = LoggerTiming.flushedWriteDelayTicks(LoggerTiming.DEFAULT_TIMER_RESOLUTION, SECOND);
 
-    record Decoded(List<ContextSwitch> switches, List<Long> eventTimes, ExpansionCounters counters) {}
+    record Decoded(List<SwitchRow> switches, List<Long> eventTimes, ExpansionCounters counters) {}
 
     /** A finished file, as the offline commands decode it. */
     static Decoded decode(Path f) throws Exception {
-        List<ContextSwitch> out = new ArrayList<>();
+        List<SwitchRow> out = new ArrayList<>();
         List<Long> threads = new ArrayList<>();
         SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, out::add, t -> threads.add(0L));
         return new Decoded(out, threads, d.counters());
@@ -52,7 +54,7 @@ class GeneratedTraceOrderTest {
 
     /** The same buffers as a live session, which knows nothing of the lateness still to come. */
     static Decoded decodeLive(Path f, MergeLimits limits) throws Exception {
-        List<ContextSwitch> out = new ArrayList<>();
+        List<SwitchRow> out = new ArrayList<>();
         SessionDecoder d = new SessionDecoder("h", null, b -> out.addAll(b.rows()), null, 4096, limits);
         try (EtlReader r = EtlReader.open(f)) {
             while (r.next()) d.onBuffer(r.decoder(), r.bufferOffset(), r.source());
@@ -67,9 +69,9 @@ class GeneratedTraceOrderTest {
 
     /** What must hold of every decoded session. */
     static void assertTimeOrdered(Decoded d) {
-        List<ContextSwitch> s = d.switches();
+        List<SwitchRow> s = d.switches();
         for (int i = 0; i < s.size(); i++) {
-            ContextSwitch x = s.get(i);
+            SwitchRow x = s.get(i);
             int n = i;
             if (i > 0) assertTrue(s.get(i - 1).timestamp() <= x.timestamp(), () -> "switch " + n + " goes back in time: " + x);
             assertTrue(x.newThreadTimeSinceLastNanos() == null || x.newThreadTimeSinceLastNanos() >= 0, () -> "switch " + n + ": " + x);
@@ -88,7 +90,7 @@ class GeneratedTraceOrderTest {
 
     /** Decoded rows against the decisions; a row whose new thread was emitted unknown may name none. */
     static void assertMatchesSchedule(Decoded d, List<ScheduleRecorder.Switch> truth) {
-        List<ContextSwitch> got = d.switches();
+        List<SwitchRow> got = d.switches();
         assertEquals(truth.size(), got.size());
         Map<Integer, Integer> lastIndexOnCpu = new HashMap<>();
         for (int i = 0; i < truth.size(); i++) lastIndexOnCpu.put(truth.get(i).cpu(), i);
@@ -97,7 +99,7 @@ class GeneratedTraceOrderTest {
         long readied = 0;
         for (int i = 0; i < truth.size(); i++) {
             ScheduleRecorder.Switch t = truth.get(i);
-            ContextSwitch s = got.get(i);
+            SwitchRow s = got.get(i);
             int n = i;
             java.util.function.Supplier<String> at = () -> "switch " + n + "\n  decided " + t + "\n  decoded " + s;
             assertEquals(t.cpu(), s.cpu(), at);
@@ -115,7 +117,7 @@ class GeneratedTraceOrderTest {
             }
             assertEquals(t.oldThreadRun() == null ? null : t.oldThreadRun() * NANOS_PER_TICK, s.oldThreadRunNanos(), at);
             // what only CSwitch events carry, as the simulator decided it; nothing from compact packets
-            boolean cswitch = ContextSwitch.CSWITCH.equals(s.source());
+            boolean cswitch = SwitchRow.CSWITCH.equals(s.source());
             SwitchDetail detail = t.detail();
             assertEquals(cswitch && t.oldTid() == 0 ? detail.previousCStateOrRank() : null, s.previousCState(), at);
             assertEquals(cswitch && t.oldTid() != 0 ? detail.previousCStateOrRank() : null, s.oldThreadRank(), at);
@@ -167,7 +169,7 @@ class GeneratedTraceOrderTest {
      */
     static long mostWithin(long delay, Decoded d, Path f) throws Exception {
         List<Long> times = new ArrayList<>();
-        for (ContextSwitch s : d.switches()) times.add(s.timestamp());
+        for (SwitchRow s : d.switches()) times.add(s.timestamp());
         long largestBuffer = 0;
         try (EtlReader r = EtlReader.open(f)) {
             while (r.next()) {
@@ -179,7 +181,7 @@ class GeneratedTraceOrderTest {
                     } else if (ev.hookId() == CompactBatchDecoder.HOOK_ID) {
                         CompactBatchDecoder.decode(ev.data(), ev.payloadOffset(), ev.payloadLength(), 0x28,
                                 (k, t, o, p, st, w, nw, i) -> items[0]++);
-                    } else if (ev.hookId() == ContextSwap.HOOK_ID) {
+                    } else if (ev.hookId() == CSwitchEvent.HOOK_ID) {
                         items[0]++;
                     }
                 });
@@ -342,7 +344,7 @@ class GeneratedTraceOrderTest {
         assertEquals(truth.size(), forced.switches().size());
         long max = Long.MIN_VALUE;
         long outOfOrder = 0;
-        for (ContextSwitch s : forced.switches()) {
+        for (SwitchRow s : forced.switches()) {
             assertTrue(s.newThreadTimeSinceLastNanos() == null || s.newThreadTimeSinceLastNanos() >= 0, s::toString);
             assertTrue(s.oldThreadRunNanos() == null || s.oldThreadRunNanos() >= 0, s::toString);
             assertTrue(s.newThreadReadyNanos() == null || s.newThreadReadyNanos() >= 0, s::toString);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Path;
@@ -17,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 class GeneratedTraceTest {
     @TempDir Path dir;
 
-    static List<ContextSwitch> decode(Path f, ExpansionCounters[] counters) throws Exception {
-        List<ContextSwitch> out = new ArrayList<>();
+    static List<SwitchRow> decode(Path f, ExpansionCounters[] counters) throws Exception {
+        List<SwitchRow> out = new ArrayList<>();
         SessionDecoder d = SessionDecoder.decodeFile(f, "h", null, out::add, null);
         counters[0] = d.counters();
         return out;
@@ -34,8 +35,8 @@ class GeneratedTraceTest {
         assertEquals(n1, n2);
         ExpansionCounters[] c1 = new ExpansionCounters[1];
         ExpansionCounters[] c2 = new ExpansionCounters[1];
-        List<ContextSwitch> a = decode(cs, c1);
-        List<ContextSwitch> b = decode(cc, c2);
+        List<SwitchRow> a = decode(cs, c1);
+        List<SwitchRow> b = decode(cc, c2);
         assertEquals(n1, a.size());
         assertEquals(n1, b.size());
         assertEquals(0, c1[0].oldThreadNotLastSwitchedIn);
@@ -45,8 +46,8 @@ class GeneratedTraceTest {
         assertEquals(o.processors(), c2[0].lastSwitchWithoutNewThread);
         int fullTicks = 0;
         for (int i = 0; i < a.size(); i++) {
-            ContextSwitch x = a.get(i);
-            ContextSwitch y = b.get(i);
+            SwitchRow x = a.get(i);
+            SwitchRow y = b.get(i);
             String at = "switch " + i + "\n" + x + "\n" + y;
             assertEquals(x.cpu(), y.cpu(), at);
             assertEquals(x.timestamp(), y.timestamp(), at);
@@ -74,10 +75,10 @@ class GeneratedTraceTest {
     void mergedOrderIsByTimestampThenCpu() throws Exception {
         Path f = dir.resolve("m.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(5_000).withShape(8, 4, 6), 0x28);
-        List<ContextSwitch> s = decode(f, new ExpansionCounters[1]);
+        List<SwitchRow> s = decode(f, new ExpansionCounters[1]);
         for (int i = 1; i < s.size(); i++) {
-            ContextSwitch p = s.get(i - 1);
-            ContextSwitch q = s.get(i);
+            SwitchRow p = s.get(i - 1);
+            SwitchRow q = s.get(i);
             assertTrue(p.timestamp() < q.timestamp() || (p.timestamp() == q.timestamp() && p.cpu() <= q.cpu()), "at " + i);
         }
     }

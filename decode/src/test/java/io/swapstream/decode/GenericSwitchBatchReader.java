@@ -1,5 +1,6 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SwitchRow;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,7 +10,7 @@ import org.apache.avro.generic.GenericRecord;
 
 /**
  * docs/reading-the-topics.md's Java decoder of a {@code ContextSwitchBatch}, word for word: the
- * record as Avro's generic reader gives it, back to one array per ContextSwitch field. Written from
+ * record as Avro's generic reader gives it, back to one array per SwitchRow field. Written from
  * the schema's docs, apart from the serde, so that the two check each other.
  */
 final class GenericSwitchBatchReader {

@@ -3,7 +3,8 @@ package io.swapstream.decode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.decode.AvroRecords;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.avro.ContextSwitchBatch;

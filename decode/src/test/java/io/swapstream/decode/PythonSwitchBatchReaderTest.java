@@ -3,7 +3,9 @@ package io.swapstream.decode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.swapstream.decode.AvroRecords;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatchSerde;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.avro.ContextSwitchBatch;
@@ -64,7 +66,7 @@ class PythonSwitchBatchReaderTest {
         assertEquals(expected, out.lines().toList());
     }
 
-    private static final List<String> FIELDS = ContextSwitch.FIELDS.subList(2, ContextSwitch.FIELDS.size());
+    private static final List<String> FIELDS = SwitchRow.FIELDS.subList(2, SwitchRow.FIELDS.size());
 
     /** The row's fields as Python's json.dumps writes them; symbols past the enum tables as Avro stores them. */
     private static String json(io.swapstream.schemas.avro.ContextSwitch row) {

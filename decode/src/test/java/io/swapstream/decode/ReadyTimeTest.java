@@ -2,6 +2,7 @@ package io.swapstream.decode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.swapstream.batch.SwitchRow;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,12 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadyTimeTest {
     @TempDir Path dir;
 
-    static final String C = ContextSwitch.COMPACT;
-    static final String W = ContextSwitch.CSWITCH;
+    static final String C = SwitchRow.COMPACT;
+    static final String W = SwitchRow.CSWITCH;
 
     @Test
     void everyFieldOfReadyTime() throws Exception {
-        List<ContextSwitch> got;
+        List<SwitchRow> got;
         try (TinyTrace t = new TinyTrace(dir.resolve("ready.etl"), 19041)) {
             t.thread(1, ThreadEvent.DC_START, 1001, 40, 300);
             t.thread(1, ThreadEvent.DC_START, 1002, 44, 200);
@@ -52,7 +53,7 @@ class ReadyTimeTest {
                     "2800" + "021e0500" + "7800" + "53000000" + "90320100" + "06080500");
             got = t.decode();
         }
-        List<ContextSwitch> expected = List.of(
+        List<SwitchRow> expected = List.of(
                 SwitchExpanderTest.sw(1, 1005, W, 0, null, null, null, null, 500, 8, 0L, null, null),
                 // D ran 1005→1008; B has no ready time (never seen before)
                 SwitchExpanderTest.sw(1, 1008, W, 500, 8, "Waiting", "Executive", "UserMode", 200, 9, 0L, null, 300L),

@@ -3,16 +3,18 @@ package io.swapstream.decode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.EtlReader;
+import io.swapstream.ingest.generate.GeneratorOptions;
+import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A decoder restored from its checkpoint after every buffer gives exactly the output of one that
@@ -29,16 +31,16 @@ class SessionDecoderCheckpointTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withMode(mode).withSwitches(30_000).withShape(cpus, 6, 5)
                 .withSilentCpus(1), 0x28);
         MergeLimits limits = merge.equals("live") ? MergeLimits.live() : MergeLimits.finished(BufferLateness.of(f).max());
-        List<ContextSwitch> expected = new ArrayList<>();
-        List<ThreadInfo> expectedThreads = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
+        List<ThreadLabel> expectedThreads = new ArrayList<>();
         SessionDecoder whole = new SessionDecoder("h", null, b -> expected.addAll(b.rows()), expectedThreads::add, 1000, limits);
         try (EtlReader r = EtlReader.open(f)) {
             while (r.next()) whole.onBuffer(r.decoder(), r.bufferOffset(), r.source());
         }
         whole.finish();
 
-        List<ContextSwitch> got = new ArrayList<>();
-        List<ThreadInfo> threads = new ArrayList<>();
+        List<SwitchRow> got = new ArrayList<>();
+        List<ThreadLabel> threads = new ArrayList<>();
         int largest = 0;
         int buffers = 0;
         byte[] checkpoint = null;

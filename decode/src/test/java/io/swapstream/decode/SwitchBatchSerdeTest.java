@@ -5,15 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.avro.ContextSwitchBatch;
+import io.swapstream.schemas.serde.SchemaHistory;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import io.swapstream.schemas.serde.SchemaHistory;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -168,8 +171,8 @@ class SwitchBatchSerdeTest {
         for (Schema.Field f : schema.getFields()) {
             if (f.schema().getType() != Schema.Type.ARRAY || f.name().equals("threads")) continue;
             List<Object> column = new ArrayList<>();
-            for (ContextSwitch row : b.rows()) {
-                Object v = io.swapstream.decode.AvroRecords.of(row).get(f.name());
+            for (SwitchRow row : b.rows()) {
+                Object v = io.swapstream.batch.AvroRecords.of(row).get(f.name());
                 Schema item = f.schema().getElementType();
                 Schema enumType = item.getType() == Schema.Type.ENUM ? item
                         : item.getType() == Schema.Type.UNION && item.getTypes().get(1).getType() == Schema.Type.ENUM ? item.getTypes().get(1) : null;
@@ -195,8 +198,8 @@ class SwitchBatchSerdeTest {
         SwitchBatch v1 = new SwitchBatchSerde().deserialize("t", encode(earlier.get(0), rowCells(earlier.get(0), b)));
         assertEquals(b.count(), v1.count());
         for (int i = 0; i < b.count(); i++) {
-            ContextSwitch want = b.row(i);
-            assertEquals(new ContextSwitch(want.session(), want.host(), want.cpu(), want.timestamp(), want.timeNanos(), want.source(),
+            SwitchRow want = b.row(i);
+            assertEquals(new SwitchRow(want.session(), want.host(), want.cpu(), want.timestamp(), want.timeNanos(), want.source(),
                     want.oldThreadId(), want.oldThreadPriority(), want.oldThreadState(), want.oldThreadWaitReason(),
                     want.oldThreadWaitMode(), want.newThreadId(), want.newThreadPriority(), want.newThreadWaitTicks(),
                     want.pmcCounters(), want.newThreadTimeSinceLastNanos(), want.oldThreadRunNanos(), null, null, null, null,
@@ -215,13 +218,13 @@ class SwitchBatchSerdeTest {
         decoder.addSchema(ContextSwitchBatch.getClassSchema());
         GenericRecord old = decoder.decode(current);
         SwitchBatch back = new SwitchBatchSerde().deserialize("t", encode(v3, old));
-        List<ContextSwitch> want = new ArrayList<>();
-        for (ContextSwitch w : b.rows()) want.add(withoutDetail(w));
+        List<SwitchRow> want = new ArrayList<>();
+        for (SwitchRow w : b.rows()) want.add(withoutDetail(w));
         assertEquals(want, back.rows());
     }
 
-    static ContextSwitch withoutDetail(ContextSwitch w) {
-        return new ContextSwitch(w.session(), w.host(), w.cpu(), w.timestamp(), w.timeNanos(), w.source(), w.oldThreadId(),
+    static SwitchRow withoutDetail(SwitchRow w) {
+        return new SwitchRow(w.session(), w.host(), w.cpu(), w.timestamp(), w.timeNanos(), w.source(), w.oldThreadId(),
                 w.oldThreadPriority(), w.oldThreadState(), w.oldThreadWaitReason(), w.oldThreadWaitMode(), w.newThreadId(),
                 w.newThreadPriority(), w.newThreadWaitTicks(), w.pmcCounters(), w.newThreadTimeSinceLastNanos(),
                 w.oldThreadRunNanos(), w.newThreadReadyNanos(), w.newThreadWaitsNanos(), w.readyingThreadId(),

@@ -3,6 +3,8 @@ package io.swapstream.decode;
 import static io.swapstream.decode.TinyTrace.ns;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.swapstream.batch.SwitchRow;
+import io.swapstream.batch.ThreadLabel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,23 +20,23 @@ class SwitchExpanderTest {
 
     static final String S = "host1:NT Kernel Logger:132223104000000000";
 
-    static ContextSwitch sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
+    static SwitchRow sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
                             Integer nw, Integer newPri, Long ticks, Long since, Long run) {
         return sw(cpu, ts, src, old, oldPri, state, reason, mode, nw, newPri, ticks, since, run, null, null, null, null);
     }
 
     /** A switch with its ready fields. */
-    static ContextSwitch sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
+    static SwitchRow sw(int cpu, long ts, String src, int old, Integer oldPri, String state, String reason, String mode,
                             Integer nw, Integer newPri, Long ticks, Long since, Long run, Long ready, Long waits,
                             Integer readier, Integer readierPid) {
         // TinyTrace writes 0 in every CSwitch byte the record's last five fields come from
-        boolean cswitch = ContextSwitch.CSWITCH.equals(src);
-        return new ContextSwitch(S, "host1", cpu, ts, ns(ts), src, old, oldPri, state, reason, mode, nw, newPri, ticks,
+        boolean cswitch = SwitchRow.CSWITCH.equals(src);
+        return new SwitchRow(S, "host1", cpu, ts, ns(ts), src, old, oldPri, state, reason, mode, nw, newPri, ticks,
                 null, since, run, ready, waits, readier, readierPid, cswitch && old == 0 ? 0 : null, cswitch && old != 0 ? 0 : null,
                 cswitch ? 0 : null, cswitch ? 0 : null, cswitch ? 0 : null);
     }
 
-    List<ContextSwitch> decodeScenario() throws Exception {
+    List<SwitchRow> decodeScenario() throws Exception {
         try (TinyTrace t = new TinyTrace(dir.resolve("tiny.etl"), 19041)) {
             // cpu 0, batch 1: FirstTimeStamp 1000, TidTable {100, 104}, bases {8, 10}
             t.compact(0, 1100, 1000, new int[] {100, 104}, new int[] {8, 10}, ""
@@ -58,9 +60,9 @@ class SwitchExpanderTest {
 
     @Test
     void everyFieldOfATwoProcessorTrace() throws Exception {
-        String C = ContextSwitch.COMPACT;
-        String W = ContextSwitch.CSWITCH;
-        List<ContextSwitch> expected = List.of(
+        String C = SwitchRow.COMPACT;
+        String W = SwitchRow.CSWITCH;
+        List<SwitchRow> expected = List.of(
                 // idle packet: old fields null, no wait ticks, no derived times
                 sw(0, 1010, C, 0, null, null, null, null, 100, null, null, null, null),
                 // Lite: priority base 8 + 2; new thread 104 is the next packet's old thread
@@ -80,8 +82,8 @@ class SwitchExpanderTest {
                 sw(1, 1350, W, 104, 12, "Waiting", "WrQueue", "UserMode", 0, null, null, null, 5000L),
                 // a Thread End event at 1400 resets 104
                 sw(1, 1500, W, 0, null, null, null, null, 104, 12, 7L, null, null));
-        List<ContextSwitch> got = decodeScenario();
-        List<ContextSwitch> byTime = new ArrayList<>(expected);
+        List<SwitchRow> got = decodeScenario();
+        List<SwitchRow> byTime = new ArrayList<>(expected);
         byTime.sort((a, b) -> a.timestamp() != b.timestamp() ? Long.compare(a.timestamp(), b.timestamp()) : Integer.compare(a.cpu(), b.cpu()));
         assertEquals(byTime.size(), got.size());
         for (int i = 0; i < got.size(); i++) assertEquals(byTime.get(i), got.get(i), "switch " + i);
@@ -119,7 +121,7 @@ class SwitchExpanderTest {
                     "3c00" + "021e0a00" + "6400" + "060d0a00");
         }
         SessionDecoder d = TinyTrace.decodeInMergeOrder(f, merged);
-        String C = ContextSwitch.COMPACT;
+        String C = SwitchRow.COMPACT;
         List<Object> expected = List.of(
                 sw(0, 1010, C, 0, null, null, null, null, 300, null, null, null, null),
                 sw(1, 1015, C, 0, null, null, null, null, 104, null, null, null, null),
@@ -130,7 +132,7 @@ class SwitchExpanderTest {
                 // 104 left cpu 1 at 1035 and comes in here at 1040: 5 ticks
                 sw(0, 1040, C, 100, 12, "Ready", null, null, 104, null, 2L, 500L, 2000L),
                 // the Thread End at its own time, between the switches around it
-                new ThreadInfo(S, 300, 40, null,
+                new ThreadLabel(S, 300, 40, null,
                         null, 8, null, ns(1050)),
                 // 100 was preempted on cpu 0 at 1040 (state Ready): 20 ticks, all of them Ready time
                 sw(1, 1060, C, 0, null, null, null, null, 100, null, null, 2000L, null, 2000L, 0L, null, null),
@@ -158,11 +160,11 @@ class SwitchExpanderTest {
             t.cswitch(0, 1040, 300, 0, 9, 0, 2, 0, 1);
         }
         TinyTrace.decodeInMergeOrder(f, merged);
-        String W = ContextSwitch.CSWITCH;
+        String W = SwitchRow.CSWITCH;
         assertEquals(List.of(
                 sw(0, 1010, W, 0, null, null, null, null, 300, 9, 0L, null, null),
                 sw(0, 1020, W, 300, 9, "Waiting", "WrQueue", "UserMode", 0, null, null, null, 1000L),
-                new ThreadInfo(S, 300, 40, null, null, 8, null, null),
+                new ThreadLabel(S, 300, 40, null, null, 8, null, null),
                 sw(0, 1040, W, 0, null, null, null, null, 300, 9, 1L, 2000L, null)), merged);
     }
 
@@ -192,7 +194,7 @@ class SwitchExpanderTest {
             t.cswitch(1, 1005, 300, 0, 8, 0, 2, 0, 0);
             t.cswitch(1, 1010, 0, 999, 0, 8, 5, 6, 0); // old 999 is not 300, the thread switched in
             t.close();
-            List<ContextSwitch> out = new ArrayList<>();
+            List<SwitchRow> out = new ArrayList<>();
             SessionDecoder d = SessionDecoder.decodeFile(t.file, "h", null, out::add, null);
             assertEquals(4, d.counters().switches);
             assertEquals(1, d.counters().lastSwitchWithoutNewThread);

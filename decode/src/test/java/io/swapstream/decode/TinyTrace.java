@@ -1,5 +1,6 @@
 package io.swapstream.decode;
 
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.etw.ClockType;
 import io.swapstream.etw.EtlWriter;
 import java.io.IOException;
@@ -70,9 +71,9 @@ final class TinyTrace implements AutoCloseable {
         w.systemEvent(cpu, hookId, 3, tid, pid, ts, p.array());
     }
 
-    List<ContextSwitch> decode() throws IOException {
+    List<SwitchRow> decode() throws IOException {
         close();
-        List<ContextSwitch> out = new ArrayList<>();
+        List<SwitchRow> out = new ArrayList<>();
         SessionDecoder.decodeFile(file, "host1", null, out::add, null);
         return out;
     }

@@ -1,22 +1,20 @@
 package io.swapstream.http;
 
+import io.swapstream.decode.CSwitchEvent;
 import io.swapstream.decode.CompactBatchDecoder;
-import io.swapstream.decode.ContextSwap;
 import io.swapstream.decode.ProcessEvent;
 import io.swapstream.decode.ReadyThread;
 import io.swapstream.decode.ThreadEvent;
-
 import io.swapstream.etw.BufferDecoder;
-import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.io.OutputStream;
-import java.util.BitSet;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,10 +157,10 @@ public final class RangeExport {
         ByteBuffer d = ev.data();
         int p = ev.payloadOffset();
         switch (ev.hookId()) {
-            case ContextSwap.HOOK_ID -> {
-                if (ev.payloadLength() < ContextSwap.SIZE) return;
-                note(lastSwitch, ContextSwap.newThreadId(d, p), index, t);
-                note(lastSwitch, ContextSwap.oldThreadId(d, p), index, t);
+            case CSwitchEvent.HOOK_ID -> {
+                if (ev.payloadLength() < CSwitchEvent.SIZE) return;
+                note(lastSwitch, CSwitchEvent.newThreadId(d, p), index, t);
+                note(lastSwitch, CSwitchEvent.oldThreadId(d, p), index, t);
             }
             case CompactBatchDecoder.HOOK_ID -> {
                 try {

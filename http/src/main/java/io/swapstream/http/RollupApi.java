@@ -1,11 +1,7 @@
 package io.swapstream.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.swapstream.aggregate.WakeEdges;
-import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.rollup.streams.RollupTopology;
 import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
@@ -16,6 +12,10 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.streams.KafkaStreams;

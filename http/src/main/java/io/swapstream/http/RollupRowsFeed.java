@@ -1,6 +1,6 @@
 package io.swapstream.http;
 
-import io.swapstream.aggregate.fleet.streams.RollupSettings;
+import io.swapstream.aggregate.rollup.streams.RollupSettings;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import java.time.Duration;
@@ -17,7 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Feeds {@link FleetMetrics} the roll-up rows as they are committed: a read_committed consumer of
+ * Feeds {@link RollupMetrics} the roll-up rows as they are committed: a read_committed consumer of
  * {@code etw.process-stats} and {@code etw.host-stats} in a group of its own, so that each row counts once
  * across the stage's instances (the group splits the partitions; a name's rows share one) and a
  * transaction the stage aborts counts nothing. A new group starts at the topics' beginning; a restarted
@@ -28,7 +28,7 @@ public final class RollupRowsFeed implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final RollupSettings settings;
-    private final FleetMetrics metrics;
+    private final RollupMetrics metrics;
     private final Thread thread;
     private volatile boolean closed;
     /** Rows counted, for tests and the progress line. */
@@ -37,7 +37,7 @@ public final class RollupRowsFeed implements AutoCloseable {
     /**
      * @param clientConfig the stage's client settings (bootstrap servers, security); {@code groupId} is this feed's own group
      */
-    public RollupRowsFeed(Map<String, Object> clientConfig, String groupId, RollupSettings settings, FleetMetrics metrics) {
+    public RollupRowsFeed(Map<String, Object> clientConfig, String groupId, RollupSettings settings, RollupMetrics metrics) {
         Map<String, Object> c = new HashMap<>(clientConfig);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

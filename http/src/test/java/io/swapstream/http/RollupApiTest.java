@@ -3,8 +3,7 @@ package io.swapstream.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.rollup.streams.RollupTopology;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.WakeEdge;
@@ -13,6 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;

@@ -1,22 +1,21 @@
 package io.swapstream.aggregate.streams;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.schemas.SessionPartitioner;
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.stage.BatchSequence;
 import io.swapstream.stage.IncompleteFrom;
 import io.swapstream.stage.InputRecordReader;
 import io.swapstream.stage.StateStores;
 import java.time.Duration;
-import org.apache.avro.specific.SpecificRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;

@@ -2,7 +2,7 @@ package io.swapstream.aggregate.streams;
 
 import static io.swapstream.schemas.SwapstreamConfig.topic;
 
-import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.avro.WakeEdge;

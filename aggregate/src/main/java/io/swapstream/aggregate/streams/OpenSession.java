@@ -3,17 +3,17 @@ package io.swapstream.aggregate.streams;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.aggregate.WakeEdges;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.state.StateFormat;
-import io.swapstream.stage.StateStores;
-import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
-import java.util.List;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import io.swapstream.decode.AvroRecords;
-import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
+import io.swapstream.stage.StateStores;
+import java.util.List;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
  * A session in a task's memory: its {@link SessionStatistics}, whose accumulators are paged between
@@ -139,7 +139,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
     }
 
     @Override
-    public void label(io.swapstream.decode.ThreadInfo t) {
+    public void label(io.swapstream.batch.ThreadLabel t) {
         // a store write per thread record would cost more than its statistics: written with the accumulators
         pages.label(AvroRecords.of(t));
         if (!replaying) state.threads++; // counted the first time round

@@ -9,11 +9,11 @@ import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.aggregate.ThreadStatsFields;
-import io.swapstream.decode.AvroRecords;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
-import io.swapstream.decode.ThreadInfo;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
@@ -69,7 +69,7 @@ class AggregateTopologyTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(5000).withMode("cswitch").withPmc(1), 0x28);
         long window = 100_000_000L;
         List<SwitchBatch> batches = new ArrayList<>();
-        List<ThreadInfo> threads = new ArrayList<>();
+        List<ThreadLabel> threads = new ArrayList<>();
         SessionStatistics offline = new SessionStatistics(window);
         SessionStatistics offlineWhole = new SessionStatistics(0);
         SwitchBatchSerde serde = new SwitchBatchSerde();
@@ -147,7 +147,7 @@ class AggregateTopologyTest {
             // the labels stay for the query API, which names each row's readiers by them (until the session's retention)
             var labels = driver.<String, io.swapstream.schemas.avro.ThreadInfo>getKeyValueStore(AggregateTopology.THREADS_STORE);
             Map<Integer, String> named = new HashMap<>();
-            for (ThreadInfo t : threads) if (t.processName() != null) named.put(t.threadId(), t.processName());
+            for (ThreadLabel t : threads) if (t.processName() != null) named.put(t.threadId(), t.processName());
             int readiers = 0;
             for (ThreadStats t : rows.values()) {
                 for (CharSequence readier : t.getTopReadiers().keySet()) {
@@ -370,7 +370,7 @@ class AggregateTopologyTest {
     private static String feed(Path f, String host, org.apache.kafka.streams.TestInputTopic<String, SwitchBatch> batchesIn,
                                org.apache.kafka.streams.TestInputTopic<String, TraceSession> sessionsIn) throws Exception {
         List<SwitchBatch> batches = new ArrayList<>();
-        List<ThreadInfo> threads = new ArrayList<>();
+        List<ThreadLabel> threads = new ArrayList<>();
         SwitchBatchSerde serde = new SwitchBatchSerde();
         // the decoder reuses its batch: each is kept as a copy
         SessionDecoder d = SessionDecoder.decodeBatches(f, host, null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))),

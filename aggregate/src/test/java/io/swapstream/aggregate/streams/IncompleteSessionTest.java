@@ -9,13 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsFields;
-import io.swapstream.aggregate.fleet.FleetGroup;
-import io.swapstream.aggregate.fleet.FleetRollup;
-import io.swapstream.aggregate.fleet.streams.RollupSettings;
-import io.swapstream.aggregate.fleet.streams.RollupTopology;
+import io.swapstream.aggregate.rollup.RollupGroup;
+import io.swapstream.aggregate.rollup.Rollups;
+import io.swapstream.aggregate.rollup.streams.RollupSettings;
+import io.swapstream.aggregate.rollup.streams.RollupTopology;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.decode.streams.DecodeSettings;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -149,9 +149,9 @@ class IncompleteSessionTest {
                     new SingleObjectAvroSerde<>(ProcessStats.class)).readKeyValuesToList();
             List<KeyValue<String, HostStats>> h = rollup.createOutputTopic("etw.host-stats", new StringDeserializer(),
                     new SingleObjectAvroSerde<>(HostStats.class)).readKeyValuesToList();
-            FleetRollup processes = new FleetRollup(FleetGroup.Kind.PROCESS);
+            Rollups processes = new Rollups(RollupGroup.Kind.PROCESS);
             processes.addAll(complete);
-            FleetRollup hosts = new FleetRollup(FleetGroup.Kind.HOST);
+            Rollups hosts = new Rollups(RollupGroup.Kind.HOST);
             hosts.addAll(complete);
             assertEquals(byKey(processes.processRows(), x -> RollupTopology.rowKey(x.getProcessName() == null ? null : x.getProcessName().toString(),
                     x.getWindowStartNanos())), latest(p));

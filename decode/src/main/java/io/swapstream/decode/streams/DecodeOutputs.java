@@ -1,7 +1,7 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.decode.AvroRecords;
-import io.swapstream.decode.SwitchBatch;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatch;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitch;
 import io.swapstream.schemas.avro.ThreadInfo;

@@ -1,6 +1,6 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.decode.AvroRecords;
+import io.swapstream.batch.AvroRecords;
 import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;

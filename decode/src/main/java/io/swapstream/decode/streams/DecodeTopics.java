@@ -2,8 +2,8 @@ package io.swapstream.decode.streams;
 
 import static io.swapstream.schemas.SwapstreamConfig.topic;
 
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ContextSwitch;
 import io.swapstream.schemas.avro.ThreadInfo;

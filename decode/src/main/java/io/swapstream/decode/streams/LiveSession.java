@@ -1,10 +1,10 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.decode.AvroRecords;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.decode.MergeLimits;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.ThreadInfo;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.EtlFormatException;
 import org.apache.kafka.common.KafkaException;
@@ -133,7 +133,7 @@ final class LiveSession {
         if (rows) for (int i = 0; i < b.count(); i++) outputs.contextSwitch(session, AvroRecords.of(b.row(i)), timestamp, incompleteFrom);
     }
 
-    private void thread(ThreadInfo t) {
+    private void thread(ThreadLabel t) {
         if (replaying) return;
         progress.threads++;
         outputs.thread(session, AvroRecords.of(t), timestamp);

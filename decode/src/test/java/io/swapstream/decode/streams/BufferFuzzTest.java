@@ -4,14 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.batch.SwitchBatch;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
+import io.swapstream.etw.BufferDecoder;
+import io.swapstream.etw.EtlFormatException;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.TraceSession;
-import io.swapstream.etw.BufferDecoder;
-import io.swapstream.etw.EtlFormatException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;

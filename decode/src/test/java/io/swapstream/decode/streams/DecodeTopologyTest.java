@@ -1,18 +1,16 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.stage.StageSensors;
-import io.swapstream.decode.AvroRecords;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.decode.ContextSwitch;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.SwitchBatch;
+import io.swapstream.batch.SwitchBatchSerde;
+import io.swapstream.batch.SwitchRow;
 import io.swapstream.decode.FileInventory;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatch;
-import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
@@ -20,6 +18,7 @@ import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import io.swapstream.stage.IncompleteFrom;
+import io.swapstream.stage.StageSensors;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +52,7 @@ class DecodeTopologyTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
         // batches come after events their processor logged while they were open, as the kernel writes them
         assertTrue(FileInventory.of(f, null).batchesAfterNewerEvents() > 0);
-        List<ContextSwitch> expected = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
         SessionDecoder offline = SessionDecoder.decodeFile(f, "h", null, expected::add, null);
         assertEquals(0, offline.counters().switchesOutOfOrder + offline.counters().lateEvents);
         String session = offline.session().session();
@@ -72,7 +71,7 @@ class DecodeTopologyTest {
             raw.pipeInput(record(session, buffer(bytes, 0), bytes.length / SIZE, false));
             raw.pipeInput(record(null, new byte[] {1}, 0, false));
 
-            List<ContextSwitch> rows = new ArrayList<>();
+            List<SwitchRow> rows = new ArrayList<>();
             List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
                     new SwitchBatchSerde()).readRecordsToList();
             for (int i = 0; i < batches.size(); i++) {
@@ -123,7 +122,7 @@ class DecodeTopologyTest {
     void aSessionCutShortMarksWhatItSendsPastTheEarliestProcessorsLastEvent() throws Exception {
         Path f = dir.resolve("t.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000), 0x28);
-        List<ContextSwitch> whole = new ArrayList<>();
+        List<SwitchRow> whole = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, whole::add, null).session().session();
         byte[] bytes = Files.readAllBytes(f);
         int cut = bytes.length / SIZE / 2;
@@ -133,8 +132,8 @@ class DecodeTopologyTest {
             List<TestRecord<String, SwitchBatch>> batches = driver.createOutputTopic("etw.switch-batches", new StringDeserializer(),
                     new SwitchBatchSerde()).readRecordsToList();
             Long knownUntil = null;
-            List<ContextSwitch> before = new ArrayList<>();
-            List<ContextSwitch> past = new ArrayList<>();
+            List<SwitchRow> before = new ArrayList<>();
+            List<SwitchRow> past = new ArrayList<>();
             for (TestRecord<String, SwitchBatch> b : batches) {
                 Long from = IncompleteFrom.of(b.headers());
                 if (from == null) {
@@ -143,7 +142,7 @@ class DecodeTopologyTest {
                     if (knownUntil != null) assertEquals(knownUntil, from, "one time for the session");
                     knownUntil = from;
                 }
-                for (ContextSwitch c : b.value().rows()) (from == null ? before : past).add(c);
+                for (SwitchRow c : b.value().rows()) (from == null ? before : past).add(c);
             }
             assertTrue(knownUntil != null && knownUntil != Long.MIN_VALUE, "every processor wrote a buffer before the cut");
             long known = knownUntil;
@@ -200,7 +199,7 @@ class DecodeTopologyTest {
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
         Path g = dir.resolve("other.etl");
         TraceGenerator.generate(g, GeneratorOptions.defaults().withShape(2, 3, 3).withSwitches(2000).withSeed(7), 0x28);
-        List<ContextSwitch> expected = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
         assertEquals(session, SessionDecoder.decodeFile(g, "h", null, c -> { }, null).session().session(), "one session id");
         String own = io.swapstream.ingest.BufferPublisher.streamOf(f);
@@ -221,7 +220,7 @@ class DecodeTopologyTest {
                 }
             }
             raw.pipeInput(record(session, new byte[0], n, true, own));
-            List<ContextSwitch> rows = new ArrayList<>();
+            List<SwitchRow> rows = new ArrayList<>();
             driver.createOutputTopic("etw.switch-batches", new StringDeserializer(), new SwitchBatchSerde()).readValuesToList()
                     .forEach(b -> rows.addAll(b.rows()));
             assertEquals(expected, rows);
@@ -263,7 +262,7 @@ class DecodeTopologyTest {
     void buffersThatArriveEarlyWaitForTheGapAndLeaveTheStore() throws Exception {
         Path f = dir.resolve("o.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x28);
-        List<ContextSwitch> expected = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
         try (TopologyTestDriver driver = driver("state2", Map.of())) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
@@ -281,7 +280,7 @@ class DecodeTopologyTest {
                 assertTrue(count(driver, 'e') <= 1);
             }
             raw.pipeInput(record(session, new byte[0], n, true));
-            List<ContextSwitch> rows = new ArrayList<>();
+            List<SwitchRow> rows = new ArrayList<>();
             for (SwitchBatch b : batches(driver)) rows.addAll(b.rows());
             assertEquals(expected, rows);
             assertTrue(deadLetters(driver).isEmpty());
@@ -293,7 +292,7 @@ class DecodeTopologyTest {
     void buffersHeldApartBeforeTheSessionsFirstBufferAreTakenWhenItComes() throws Exception {
         Path f = dir.resolve("e.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000).withMode("cswitch"), 0x29);
-        List<ContextSwitch> expected = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
         try (TopologyTestDriver driver = driver("state8", Map.of())) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
@@ -309,7 +308,7 @@ class DecodeTopologyTest {
                 if (i == 0) assertEquals(0, count(driver, 'e'), "taken with buffer 0");
             }
             raw.pipeInput(record(session, new byte[0], n, true));
-            List<ContextSwitch> rows = new ArrayList<>();
+            List<SwitchRow> rows = new ArrayList<>();
             for (SwitchBatch b : batches(driver)) rows.addAll(b.rows());
             assertEquals(expected, rows);
             assertTrue(deadLetters(driver).isEmpty());
@@ -372,7 +371,7 @@ class DecodeTopologyTest {
     void aQuietSessionEndsAfterTheIdleTimeout() throws Exception {
         Path f = dir.resolve("q.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(3000), 0x28);
-        List<ContextSwitch> all = new ArrayList<>();
+        List<SwitchRow> all = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, all::add, null).session().session();
         try (TopologyTestDriver driver = driver("state4", Map.of(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS, "60000"))) {
             TestInputTopic<String, byte[]> raw = rawBuffers(driver);
@@ -462,7 +461,7 @@ class DecodeTopologyTest {
                 .withQuietSpell(new GeneratorOptions.QuietSpell(1, 5 * second, 40 * second)), 0x28);
         long lateness = io.swapstream.etw.BufferLateness.of(f).max();
         assertTrue(lateness > 30 * second, lateness + " ticks");
-        List<ContextSwitch> expected = new ArrayList<>();
+        List<SwitchRow> expected = new ArrayList<>();
         String session = SessionDecoder.decodeFile(f, "h", null, expected::add, null).session().session();
         byte[] bytes = Files.readAllBytes(f);
         int n = bytes.length / SIZE;
@@ -478,7 +477,7 @@ class DecodeTopologyTest {
                     raw.pipeInput(r);
                 }
                 raw.pipeInput(record(session, new byte[0], n, true));
-                List<ContextSwitch> rows = new ArrayList<>();
+                List<SwitchRow> rows = new ArrayList<>();
                 driver.createOutputTopic("etw.switch-batches", new StringDeserializer(), new SwitchBatchSerde())
                         .readValuesToList().forEach(b -> rows.addAll(b.rows()));
                 TraceSession end = sessions(driver).get(1);
@@ -491,7 +490,7 @@ class DecodeTopologyTest {
                 } else {
                     long outOfOrder = 0;
                     long latest = Long.MIN_VALUE;
-                    for (ContextSwitch r : rows) {
+                    for (SwitchRow r : rows) {
                         if (r.timestamp() < latest) {
                             outOfOrder++;
                             assertEquals(null, r.newThreadTimeSinceLastNanos(), r::toString);

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.decode.SessionDecoder;
-import io.swapstream.decode.SwitchBatchSerde;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;

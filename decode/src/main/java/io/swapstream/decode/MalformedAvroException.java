@@ -1,9 +1,0 @@
-package io.swapstream.decode;
-
-
-/** Malformed input: the serde turns it into a SerializationException. */
-final class MalformedAvroException extends RuntimeException {
-    MalformedAvroException(String message) {
-        super(message, null, false, false);
-    }
-}

@@ -1,8 +1,0 @@
-package io.swapstream.decode;
-
-/**
- * What the trace says about a thread (docs/architecture.md "Topics and records", etw.threads): its process, names, life.
- * Null where the trace has no process/thread events for it.
- */
-public record ThreadInfo(String session, int threadId, Integer processId, String processName, String threadName,
-                         Integer basePriority, Long startNanos, Long endNanos) {}
