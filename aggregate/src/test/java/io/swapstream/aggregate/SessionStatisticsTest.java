@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.SwitchRow;
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.KernelEnums;
 import io.swapstream.ingest.generate.GeneratorOptions;

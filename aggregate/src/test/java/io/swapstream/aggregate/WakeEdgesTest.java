@@ -3,8 +3,8 @@ package io.swapstream.aggregate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.ScheduleRecorder;
 import io.swapstream.ingest.generate.TraceGenerator;

@@ -42,9 +42,9 @@ final class ColumnarBatchReader {
         int[] ids = threadIds[0];
         r.ints(oldIndex, n);
         r.sparseInts(b.oldThreadPriority, n, SwitchBatch.NONE);
-        r.sparseEnums(b.oldThreadState, n, SwitchBatch.NONE, ColumnarBatchWriter.STATES, true, SwitchBatchSerde.UNKNOWN_VALUE);
-        r.sparseEnums(b.oldThreadWaitReason, n, SwitchBatch.NONE, ColumnarBatchWriter.REASONS, true, SwitchBatchSerde.UNKNOWN_VALUE);
-        r.sparseEnums(b.oldThreadWaitMode, n, SwitchBatch.NONE, ColumnarBatchWriter.MODES, false, SwitchBatchSerde.UNKNOWN_VALUE);
+        r.sparseEnums(b.oldThreadState, n, SwitchBatch.NONE, ColumnarBatchWriter.STATES, true, ColumnarBatchWriter.UNKNOWN_VALUE);
+        r.sparseEnums(b.oldThreadWaitReason, n, SwitchBatch.NONE, ColumnarBatchWriter.REASONS, true, ColumnarBatchWriter.UNKNOWN_VALUE);
+        r.sparseEnums(b.oldThreadWaitMode, n, SwitchBatch.NONE, ColumnarBatchWriter.MODES, false, ColumnarBatchWriter.UNKNOWN_VALUE);
         r.sparseInts(newIndex, n, SwitchBatch.NONE);
         lookUp(oldIndex, b.oldThreadId, n, ids, threads, false);
         lookUp(newIndex, b.newThreadId, n, ids, threads, true);
@@ -55,7 +55,7 @@ final class ColumnarBatchReader {
         exceptions(r, b.newThreadTimeSinceLastNanos, n);
         derived.runNanos(b, n, b.oldThreadRunNanos);
         exceptions(r, b.oldThreadRunNanos, n);
-        SwitchBatchSerde.readThreads(r, b);
+        readThreads(r, b);
         r.sparseLongs(b.newThreadReadyNanos, n, SwitchBatch.NO_TIME);
         DerivedColumns.waitsNanos(b, n, b.newThreadWaitsNanos);
         exceptions(r, b.newThreadWaitsNanos, n);
@@ -140,6 +140,23 @@ final class ColumnarBatchReader {
         while (i < n) {
             if (r.bit(bitmap, i)) throw new MalformedAvroException("fewer counter arrays than the presence bitmap marks");
             b.pmcStart[++i] = p;
+        }
+    }
+
+    /** The thread records of a batch (the same in every schema). */
+    static void readThreads(AvroBinaryReader r, SwitchBatch b) {
+        for (long k = r.block(); k != 0; k = r.block()) {
+            for (long j = 0; j < k; j++) {
+                String s = r.string();
+                int tid = r.readInt();
+                Integer pid = r.index(2) == 0 ? null : r.readInt();
+                String process = r.index(2) == 0 ? null : r.string();
+                String name = r.index(2) == 0 ? null : r.string();
+                Integer base = r.index(2) == 0 ? null : r.readInt();
+                Long start = r.index(2) == 0 ? null : r.readLong();
+                Long end = r.index(2) == 0 ? null : r.readLong();
+                b.addThread(new ThreadLabel(s, tid, pid, process, name, base, start, end));
+            }
         }
     }
 }

@@ -14,6 +14,8 @@ import java.util.List;
  * rule. One per thread: it keeps its buffers from batch to batch.
  */
 final class ColumnarBatchWriter {
+    /** What an Unknown enum symbol reads back as: outside every table. */
+    static final int UNKNOWN_VALUE = 255;
     static final int STATES = ThreadState.values().length;
     static final int REASONS = WaitReason.values().length;
     static final int MODES = WaitMode.values().length;

@@ -37,9 +37,9 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
     /** A single-object header's fingerprint, read in place. */
     private static final java.lang.invoke.VarHandle LONG_LE = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.LITTLE_ENDIAN);
-    /** What an Unknown enum symbol reads back as: outside every table. */
-    public static final int UNKNOWN_VALUE = 255;
 
+    /** What an Unknown enum symbol reads back as: outside every table. */
+    public static final int UNKNOWN_VALUE = ColumnarBatchWriter.UNKNOWN_VALUE;
     private static final int STATES = ColumnarBatchWriter.STATES;
     private static final int REASONS = ColumnarBatchWriter.REASONS;
     private static final int MODES = ColumnarBatchWriter.MODES;
@@ -84,23 +84,6 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
         if (b == null) return null;
         byte[] header = registry == null ? HEADER : prefixes.computeIfAbsent(topic, t -> registry.prefix(t, ContextSwitchBatch.getClassSchema()));
         return writer.get().write(b, header);
-    }
-
-    /** The thread records of a batch (the same in every schema). */
-    static void readThreads(AvroBinaryReader r, SwitchBatch b) {
-        for (long k = r.block(); k != 0; k = r.block()) {
-            for (long j = 0; j < k; j++) {
-                String s = r.string();
-                int tid = r.readInt();
-                Integer pid = r.index(2) == 0 ? null : r.readInt();
-                String process = r.index(2) == 0 ? null : r.string();
-                String name = r.index(2) == 0 ? null : r.string();
-                Integer base = r.index(2) == 0 ? null : r.readInt();
-                Long start = r.index(2) == 0 ? null : r.readLong();
-                Long end = r.index(2) == 0 ? null : r.readLong();
-                b.addThread(new ThreadLabel(s, tid, pid, process, name, base, start, end));
-            }
-        }
     }
 
     /**
@@ -174,7 +157,7 @@ public final class SwitchBatchSerde implements Serde<SwitchBatch>, Serializer<Sw
         b.pmcStart[n] = p[0];
         r.optionalLongs(b.newThreadTimeSinceLastNanos, n, SwitchBatch.NO_TIME);
         r.optionalLongs(b.oldThreadRunNanos, n, SwitchBatch.NO_TIME);
-        readThreads(r, b);
+        ColumnarBatchReader.readThreads(r, b);
         if (v1) {
             java.util.Arrays.fill(b.newThreadReadyNanos, 0, n, SwitchBatch.NO_TIME);
             java.util.Arrays.fill(b.newThreadWaitsNanos, 0, n, SwitchBatch.NO_TIME);

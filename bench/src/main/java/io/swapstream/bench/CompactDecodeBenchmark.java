@@ -1,7 +1,7 @@
 package io.swapstream.bench;
 
-import io.swapstream.decode.CompactBatchDecoder;
-import io.swapstream.decode.CompactSwitchSink;
+import io.swapstream.decode.event.CompactBatchDecoder;
+import io.swapstream.decode.event.CompactSwitchSink;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Random;

@@ -1,8 +1,8 @@
 package io.swapstream.bench;
 
 import io.swapstream.batch.SwitchBatch;
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.io.IOException;

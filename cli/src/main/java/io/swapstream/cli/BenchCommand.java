@@ -2,8 +2,8 @@ package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.streams.AggregateTopology;
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;

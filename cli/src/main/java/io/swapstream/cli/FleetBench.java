@@ -1,7 +1,7 @@
 package io.swapstream.cli;
 
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.PacedBuffers;

@@ -1,6 +1,6 @@
 package io.swapstream.cli;
 
-import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.ingest.generate.TraceReplay;

@@ -1,15 +1,15 @@
 package io.swapstream.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.swapstream.decode.FileInventory;
-import io.swapstream.decode.LiveMergeProbe;
-import io.swapstream.decode.MergeLimits;
+import io.swapstream.decode.inspect.FileInventory;
+import io.swapstream.decode.inspect.LiveMergeProbe;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

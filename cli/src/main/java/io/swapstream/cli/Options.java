@@ -1,6 +1,6 @@
 package io.swapstream.cli;
 
-import io.swapstream.decode.ExpansionCounters;
+import io.swapstream.decode.merge.ExpansionCounters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.streams.AggregateTopology;
-import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.etw.EtlReader;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
@@ -13,7 +14,6 @@ import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
-import io.swapstream.etw.EtlReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;

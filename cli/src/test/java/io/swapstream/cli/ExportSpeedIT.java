@@ -2,7 +2,7 @@ package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;

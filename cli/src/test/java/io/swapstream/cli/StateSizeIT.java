@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.streams.AggregateTopology;
-import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;

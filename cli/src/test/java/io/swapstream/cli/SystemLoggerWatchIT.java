@@ -3,7 +3,7 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.decode.MaximumWaitReason;
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.WatchedFolder;

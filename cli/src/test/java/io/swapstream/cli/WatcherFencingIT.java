@@ -3,8 +3,8 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.ingest.DirectoryIngest;
-import io.swapstream.decode.MaximumWaitReason;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;

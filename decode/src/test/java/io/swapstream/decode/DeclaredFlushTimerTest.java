@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.SwitchRow;
+import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.TraceEvent;
 import io.swapstream.ingest.generate.GeneratorOptions;

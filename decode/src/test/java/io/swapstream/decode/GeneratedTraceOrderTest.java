@@ -6,6 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.SwitchRow;
+import io.swapstream.decode.event.CSwitchEvent;
+import io.swapstream.decode.event.CompactBatchDecoder;
+import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
+import io.swapstream.decode.merge.ExpansionCounters;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.KernelEnums;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.SwitchRow;
+import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.decode.merge.ExpansionCounters;
 import io.swapstream.ingest.generate.GeneratorOptions;
 import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Path;

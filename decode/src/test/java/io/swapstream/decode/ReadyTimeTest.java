@@ -3,6 +3,8 @@ package io.swapstream.decode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.swapstream.batch.SwitchRow;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ThreadEvent;
+import io.swapstream.decode.inspect.FileInventory;
+import io.swapstream.decode.merge.ExpansionCounters;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.EtlReader;

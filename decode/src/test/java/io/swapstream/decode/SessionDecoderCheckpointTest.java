@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.SwitchRow;
 import io.swapstream.batch.ThreadLabel;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.ingest.generate.GeneratorOptions;

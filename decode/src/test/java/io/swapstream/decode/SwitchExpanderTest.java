@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.swapstream.batch.SwitchRow;
 import io.swapstream.batch.ThreadLabel;
+import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.decode.event.ThreadEvent;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

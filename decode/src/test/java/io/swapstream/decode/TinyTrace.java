@@ -1,6 +1,9 @@
 package io.swapstream.decode;
 
 import io.swapstream.batch.SwitchRow;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.etw.ClockType;
 import io.swapstream.etw.EtlWriter;
 import java.io.IOException;

@@ -1,10 +1,10 @@
 package io.swapstream.http;
 
-import io.swapstream.decode.CSwitchEvent;
-import io.swapstream.decode.CompactBatchDecoder;
-import io.swapstream.decode.ProcessEvent;
-import io.swapstream.decode.ReadyThread;
-import io.swapstream.decode.ThreadEvent;
+import io.swapstream.decode.event.CSwitchEvent;
+import io.swapstream.decode.event.CompactBatchDecoder;
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;

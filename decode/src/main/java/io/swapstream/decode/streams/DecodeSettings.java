@@ -1,6 +1,6 @@
 package io.swapstream.decode.streams;
 
-import io.swapstream.decode.MergeLimits;
+import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.stage.RedoLog;
 import java.util.Map;

@@ -75,7 +75,7 @@ class BufferFuzzTest {
             int n = file.length / SIZE;
             for (int seed = 0; seed < 300; seed++) {
                 Random r = new Random(seed);
-                SessionDecoder decoder = new SessionDecoder("h", null, b -> { }, t -> { }, 64, io.swapstream.decode.MergeLimits.live());
+                SessionDecoder decoder = new SessionDecoder("h", null, b -> { }, t -> { }, 64, io.swapstream.decode.merge.MergeLimits.live());
                 BufferDecoder buffer = new BufferDecoder();
                 for (int i = 0; i < n; i++) {
                     byte[] b = DecodeTopologyTest.buffer(file, i);

@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
 /**
  * Decides when an item may leave the merge (docs/architecture.md "Merge"). An item leaves once no

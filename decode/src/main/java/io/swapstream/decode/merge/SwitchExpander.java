@@ -1,8 +1,9 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
 import io.swapstream.batch.SwitchBatch;
 import io.swapstream.batch.SwitchRow;
 import io.swapstream.batch.ThreadLabel;
+import io.swapstream.decode.event.MalformedEventException;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.etw.TraceEvent;
@@ -100,11 +101,11 @@ public final class SwitchExpander {
         emitter.flush();
     }
 
-    void writeState(StateWriter o) {
+    public void writeState(StateWriter o) {
         checkpoint.write(o);
     }
 
-    void readState(StateReader in) {
+    public void readState(StateReader in) {
         checkpoint.read(in);
     }
 

@@ -1,5 +1,6 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
+import io.swapstream.decode.event.ReadyThread;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

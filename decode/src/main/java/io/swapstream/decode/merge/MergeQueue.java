@@ -1,6 +1,8 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
 import io.swapstream.batch.SwitchBatch;
+import io.swapstream.decode.event.LabelEvent;
+import io.swapstream.decode.event.ReadyThread;
 import java.util.Arrays;
 
 /**

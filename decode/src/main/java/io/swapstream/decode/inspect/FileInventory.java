@@ -1,5 +1,14 @@
-package io.swapstream.decode;
+package io.swapstream.decode.inspect;
 
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.event.CSwitchEvent;
+import io.swapstream.decode.event.CompactBatchDecoder;
+import io.swapstream.decode.event.MalformedEventException;
+import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ThreadEvent;
+import io.swapstream.decode.merge.MergeLimits;
+import io.swapstream.decode.merge.SwitchExpander;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.ClockType;

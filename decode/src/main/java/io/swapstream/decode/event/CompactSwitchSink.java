@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.event;
 
 /** Receives the switches of a compact batch, one call per packet, in packet order. */
 @FunctionalInterface

@@ -1,5 +1,7 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;

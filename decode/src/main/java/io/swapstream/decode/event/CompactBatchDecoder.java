@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.event;
 
 import io.swapstream.etw.KernelEnums;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.event;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,7 +1,10 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
 import io.swapstream.batch.SwitchBatch;
 import io.swapstream.batch.ThreadLabel;
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
 import java.util.HashMap;

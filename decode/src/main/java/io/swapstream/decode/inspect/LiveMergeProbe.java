@@ -1,5 +1,8 @@
-package io.swapstream.decode;
+package io.swapstream.decode.inspect;
 
+import io.swapstream.decode.SessionDecoder;
+import io.swapstream.decode.merge.MergeLimits;
+import io.swapstream.decode.merge.SwitchExpander;
 import io.swapstream.etw.EtlReader;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
 import java.time.Duration;
 

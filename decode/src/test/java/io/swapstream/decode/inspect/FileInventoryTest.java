@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.inspect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

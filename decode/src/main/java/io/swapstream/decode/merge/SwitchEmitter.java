@@ -1,7 +1,11 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
 import io.swapstream.batch.SwitchBatch;
 import io.swapstream.batch.ThreadLabel;
+import io.swapstream.decode.event.LabelEvent;
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.KernelEnums;
 import io.swapstream.etw.SessionClock;
 import java.util.function.Consumer;

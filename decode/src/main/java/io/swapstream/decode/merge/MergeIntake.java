@@ -1,5 +1,12 @@
-package io.swapstream.decode;
+package io.swapstream.decode.merge;
 
+import io.swapstream.decode.event.CSwitchEvent;
+import io.swapstream.decode.event.CompactBatchDecoder;
+import io.swapstream.decode.event.CompactSwitchSink;
+import io.swapstream.decode.event.MalformedEventException;
+import io.swapstream.decode.event.ProcessEvent;
+import io.swapstream.decode.event.ReadyThread;
+import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.KernelEnums;
 import io.swapstream.etw.TraceEvent;

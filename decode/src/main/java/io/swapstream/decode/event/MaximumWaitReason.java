@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.event;
 
 /**
  * MaximumWaitReason by OS build (docs/etw-formats.md §5). The thresholds between the known points are

@@ -1,4 +1,4 @@
-package io.swapstream.decode;
+package io.swapstream.decode.event;
 
 /**
  * An event payload that does not fit its layout. Carries only the reason; whoever walks the
