@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.event.MaximumWaitReason;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.ScheduleRecorder;
-import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.ScheduleRecorder;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.schemas.avro.WakeEdge;
 import java.nio.file.Path;
 import java.util.ArrayList;

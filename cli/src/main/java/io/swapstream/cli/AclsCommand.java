@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.cli.RoleAcls.Role;
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
 import java.util.ArrayList;

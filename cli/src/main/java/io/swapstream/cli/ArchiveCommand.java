@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.ingest.RawSessionReader;
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.serde.RecordSerdeFactory;

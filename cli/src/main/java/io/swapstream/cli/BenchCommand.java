@@ -2,13 +2,24 @@ package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.bench.BenchMeasures;
+import io.swapstream.bench.CompressionTrial;
+import io.swapstream.bench.FleetBench;
+import io.swapstream.bench.QueryLoad;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.local.Directories;
+import io.swapstream.local.EmbeddedKafkaBroker;
+import io.swapstream.local.JvmCpu;
+import io.swapstream.local.Pipeline;
+import io.swapstream.local.RollupRun;
+import io.swapstream.local.ServiceException;
+import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.io.PrintWriter;
@@ -269,7 +280,7 @@ final class BenchCommand implements Callable<Integer> {
 
     /** One session through the running pipeline: ingest, decode, aggregate, and when each was done. */
     Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, String host, Path trace, long timeoutMs, Offline expected) throws Exception {
-        BenchMeasures.JvmCpu before = BenchMeasures.JvmCpu.now();
+        JvmCpu before = JvmCpu.now();
         double decodeCpu0 = BenchMeasures.threadCpu("bench-" + prefix + "-decode-");
         double aggregateCpu0 = BenchMeasures.threadCpu("bench-" + prefix + "-aggregate-");
         long t0 = System.nanoTime();
@@ -285,7 +296,7 @@ final class BenchCommand implements Callable<Integer> {
         while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
         double aggregated = BenchMeasures.secs(t0);
         double aggregateCpu = BenchMeasures.threadCpu("bench-" + prefix + "-aggregate-") - aggregateCpu0;
-        BenchMeasures.JvmCpu used = BenchMeasures.JvmCpu.now().minus(before);
+        JvmCpu used = JvmCpu.now().minus(before);
         BenchMeasures.TopicSize batches = BenchMeasures.topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES, batchesReadTo);
         batchesReadTo = batches.end();
         // a stage that stopped after its store had the session's end would still have been timed: its rows tell

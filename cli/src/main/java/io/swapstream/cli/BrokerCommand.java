@@ -1,5 +1,9 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.BrokerSecurity;
+import io.swapstream.local.EmbeddedKafkaBroker;
+import io.swapstream.local.ServiceException;
+import io.swapstream.local.UserInputException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.http.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
+import io.swapstream.local.UserInputException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;

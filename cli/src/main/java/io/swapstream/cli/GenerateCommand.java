@@ -1,9 +1,10 @@
 package io.swapstream.cli;
 
 import io.swapstream.decode.event.MaximumWaitReason;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
-import io.swapstream.ingest.generate.TraceReplay;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
+import io.swapstream.generate.TraceReplay;
+import io.swapstream.local.UserInputException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -175,7 +176,7 @@ final class GenerateCommand implements Callable<Integer> {
         if (!(start >= 0 && start < 1e6) || !(length > 0 && length < 1e6)) {
             throw new UserInputException("--idle-cpu: START must be 0 or more and SECONDS more than 0, both under 1e6 s");
         }
-        long tps = io.swapstream.ingest.generate.SchedulerSimulator.TICKS_PER_SECOND;
+        long tps = io.swapstream.generate.SchedulerSimulator.TICKS_PER_SECOND;
         return new GeneratorOptions.QuietSpell(cpu, Math.round(start * tps), Math.round(length * tps));
     }
 }

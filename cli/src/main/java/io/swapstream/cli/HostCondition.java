@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import java.math.BigDecimal;

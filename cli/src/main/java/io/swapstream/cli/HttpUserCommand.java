@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.http.HttpUsers;
+import io.swapstream.local.UserInputException;
 import java.io.BufferedReader;
 import java.io.Console;
 import java.io.IOException;

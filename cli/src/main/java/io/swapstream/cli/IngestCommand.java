@@ -5,6 +5,7 @@ import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.SessionStatus;
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.local.UserInputException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

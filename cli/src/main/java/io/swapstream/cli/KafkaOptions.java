@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.StageConfig;
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -130,12 +132,7 @@ final class KafkaOptions {
     /** The replication factor given, else the cluster's brokers, at most three. */
     short replication(Admin admin) throws InterruptedException, ExecutionException {
         if (replication != null) return replication;
-        return defaultReplication(admin.describeCluster().nodes().get().size());
-    }
-
-    /** Three copies on a cluster of three or more brokers, as many as there are on a smaller one. */
-    static short defaultReplication(int brokers) {
-        return (short) Math.max(1, Math.min(3, brokers));
+        return StageConfig.defaultReplication(admin.describeCluster().nodes().get().size());
     }
 
     /** Settings for an admin client that gives up after the connect timeout. */

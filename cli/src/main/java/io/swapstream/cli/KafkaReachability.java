@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.ServiceException;
+import io.swapstream.local.UserInputException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;

@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.decode.merge.ExpansionCounters;
+import io.swapstream.local.UserInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

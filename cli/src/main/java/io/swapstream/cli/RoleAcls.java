@@ -4,6 +4,7 @@ import static io.swapstream.schemas.SwapstreamConfig.*;
 import static org.apache.kafka.common.acl.AclOperation.*;
 
 import io.swapstream.ingest.DirectoryIngest;
+import io.swapstream.local.StageConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

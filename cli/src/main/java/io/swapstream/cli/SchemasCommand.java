@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.serde.SchemaHistory;
 import io.swapstream.schemas.serde.SchemaRegistry;

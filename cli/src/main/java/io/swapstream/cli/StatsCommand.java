@@ -5,6 +5,7 @@ import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.rollup.RollupGroup;
 import io.swapstream.aggregate.rollup.Rollups;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;

@@ -1,6 +1,8 @@
 package io.swapstream.cli;
 
 import io.swapstream.etw.EtlFormatException;
+import io.swapstream.local.ServiceException;
+import io.swapstream.local.UserInputException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -13,9 +15,9 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine;
 
 /** The one {@code swapstream} executable. */
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream " + Swapstream.RELEASE,

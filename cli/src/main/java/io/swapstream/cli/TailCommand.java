@@ -3,6 +3,7 @@ package io.swapstream.cli;
 import io.swapstream.batch.SwitchBatch;
 import io.swapstream.batch.SwitchBatchSerde;
 import io.swapstream.ingest.IngestPosition;
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.json.RecordJson;

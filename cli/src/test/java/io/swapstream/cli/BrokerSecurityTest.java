@@ -3,6 +3,8 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.local.BrokerSecurity;
+import io.swapstream.local.EmbeddedKafkaBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

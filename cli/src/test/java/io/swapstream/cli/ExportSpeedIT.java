@@ -3,9 +3,9 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.BufferPublisher;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SessionPartitioner;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.etw.EtlReader;
-import io.swapstream.ingest.generate.TraceReplay;
+import io.swapstream.generate.TraceReplay;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.avro.HostStats;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.EmbeddedKafkaBroker;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;

@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.Directories;
+import io.swapstream.local.EmbeddedKafkaBroker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

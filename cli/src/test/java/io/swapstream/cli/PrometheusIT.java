@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.SwitchBatch;
 import io.swapstream.decode.SessionDecoder;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.TopicSetup;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.etw.EtlReader;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.http.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,6 +9,8 @@ import io.swapstream.aggregate.rollup.streams.RollupSettings;
 import io.swapstream.cli.RoleAcls.Role;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.local.Pipeline;
+import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.RecordTopics;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.local.StageConfig;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

@@ -1,5 +1,8 @@
 package io.swapstream.cli;
 
+import io.swapstream.local.Directories;
+import io.swapstream.local.Pipeline;
+import io.swapstream.local.StageConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

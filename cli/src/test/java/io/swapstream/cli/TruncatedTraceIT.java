@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.BufferPublisher;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.local.OfflineRows;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ThreadStats;

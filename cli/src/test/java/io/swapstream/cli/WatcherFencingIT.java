@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

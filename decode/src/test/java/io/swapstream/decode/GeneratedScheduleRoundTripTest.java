@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.swapstream.batch.SwitchRow;
 import io.swapstream.etw.KernelEnums;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.ScheduleSink;
-import io.swapstream.ingest.generate.SchedulerSimulator;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.ScheduleSink;
+import io.swapstream.generate.SchedulerSimulator;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -26,7 +26,7 @@ class GeneratedScheduleRoundTripTest {
         new SchedulerSimulator(o, new ScheduleSink() {
             public void onSwitch(int cpu, long ts, int newTid, int oldTid, int newPriority, int oldPriority, int oldBase,
                                  int oldState, int oldWaitReason, boolean um, int ticks, long[] pmc,
-                                 io.swapstream.ingest.generate.SwitchDetail detail) {
+                                 io.swapstream.generate.SwitchDetail detail) {
                 decided.add(new Decided(cpu, ts, newTid, oldTid, newPriority, oldPriority, oldState, oldWaitReason));
             }
             public void onProcess(int c, long t, int h, int p, int pp, String i, String cl) {}
@@ -34,10 +34,10 @@ class GeneratedScheduleRoundTripTest {
             public void onThreadName(int c, long t, int p, int tid, String n) {}
             public void onNoise(int c, long t, int k) {}
             public void onFlushTimer(long t) {}
-        }).run(io.swapstream.ingest.generate.TraceGenerator.TS0 + 1);
+        }).run(io.swapstream.generate.TraceGenerator.TS0 + 1);
         java.nio.file.Path f = java.nio.file.Files.createTempFile("rt", ".etl");
         try {
-            io.swapstream.ingest.generate.TraceGenerator.generate(f, o, 0x28);
+            io.swapstream.generate.TraceGenerator.generate(f, o, 0x28);
             List<SwitchRow> got = new ArrayList<>();
             SessionDecoder.decodeFile(f, "h", null, got::add, null);
             decided.sort(Comparator.comparingLong(Decided::ts).thenComparingInt(Decided::cpu));

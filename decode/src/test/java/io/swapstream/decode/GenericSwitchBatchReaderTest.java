@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.batch.AvroRecords;
 import io.swapstream.batch.SwitchBatchSerde;
-import io.swapstream.ingest.generate.GeneratorOptions;
-import io.swapstream.ingest.generate.TraceGenerator;
+import io.swapstream.generate.GeneratorOptions;
+import io.swapstream.generate.TraceGenerator;
 import io.swapstream.schemas.avro.ContextSwitchBatch;
 import java.nio.file.Path;
 import java.util.Map;
