@@ -71,7 +71,7 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
 
     @Option(names = "--keep", paramLabel = "DURATION", description = "delete archived files written longer ago than this (e.g. 30d);"
             + " default: keep all")
-    String keep;
+    Duration keep;
 
     @Option(names = "--max-size", paramLabel = "BYTES", description = "delete the oldest archived files while the folder's .etl files"
             + " hold more than this many bytes")
@@ -110,7 +110,7 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
 
     @Override
     public Integer call() throws Exception {
-        long keepMs = keep == null ? -1 : Options.positiveDuration("--keep", keep) / 1_000_000;
+        long keepMs = keep == null ? -1 : keep.toMillis();
         if (maxSize != null) Options.atLeast("--max-size", maxSize, 1);
         ArchivePruning pruning = new ArchivePruning(keepMs, maxSize);
         FlightRecorder recorder = flightRecorder();

@@ -71,7 +71,7 @@ final class BenchCommand implements Callable<Integer> {
     int rounds;
 
     @Option(names = "--timeout", defaultValue = "900s", paramLabel = "DURATION", description = "give up on the pipeline after this long")
-    String timeout;
+    Duration timeout;
 
     @Option(names = "--hosts", paramLabel = "N", description = "instead: N hosts' live sessions at once (growing files followed by"
             + " ingest --watch) through decode and aggregate processes, in real time for --seconds; memory, latency, throughput, rows")
@@ -132,7 +132,7 @@ final class BenchCommand implements Callable<Integer> {
         if (file != null) Options.traceFiles(List.of(file));
         Options.atLeast("--switches", switches, 1);
         Options.atLeast("--rounds", rounds, 1);
-        long timeoutMs = Options.positiveDuration("--timeout", timeout) / 1_000_000;
+        long timeoutMs = timeout.toMillis();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path work = Files.createTempDirectory("swapstream-bench-");

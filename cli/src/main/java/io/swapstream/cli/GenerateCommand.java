@@ -5,6 +5,7 @@ import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
 import io.swapstream.generate.TraceReplay;
 import io.swapstream.local.UserInputException;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -68,7 +69,7 @@ final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--flush-timer", paramLabel = "DURATION", description = "write every processor's partly filled buffer this often"
             + " (1s: a real-time or flushed session); default none, as a session logging to a file: a buffer is written when"
             + " full, a quiet processor's seconds or minutes late, and everything when the session stops")
-    String flushTimer;
+    Duration flushTimer;
 
     @Option(names = "--idle-cpu", paramLabel = "CPU:START:SECONDS", description = "keep processor CPU idle, without a switch, for SECONDS"
             + " from START seconds into the trace: its buffer then spans the gap")
@@ -97,7 +98,7 @@ final class GenerateCommand implements Callable<Integer> {
         if (silentCpus < 0 || silentCpus >= cpus) {
             throw new UserInputException("--silent-cpus must leave at least one of the " + cpus + " processors running, not " + silentCpus);
         }
-        long flushTicks = flushTimer == null ? 0 : Options.positiveDuration("--flush-timer", flushTimer) / 100;
+        long flushTicks = flushTimer == null ? 0 : flushTimer.toNanos() / 100;
         GeneratorOptions o = new GeneratorOptions(mode.name(), cpus, processes, threadsPerProcess, switches, seed, build, pmc,
                 !noRundown, !noNoise, exitRate, loggerName, startFileTime(), silentCpus, idleSpell(),
                 bufferKiB * 1024, flushTicks);

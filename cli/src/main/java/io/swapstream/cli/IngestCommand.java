@@ -6,6 +6,7 @@ import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.SessionStatus;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.local.UserInputException;
+import java.time.Duration;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,11 +39,11 @@ final class IngestCommand implements Callable<Integer>, Denials {
     Path watch;
 
     @Option(names = "--quiet", defaultValue = "30s", paramLabel = "DURATION", description = "with --watch: a file that has not grown for this long is finished")
-    String quiet;
+    Duration quiet;
 
     @Option(names = "--poll", defaultValue = "250ms", paramLabel = "DURATION", description = "with --watch: how often the directory is"
             + " looked at (a listing and a size per file: cheap)")
-    String poll;
+    Duration poll;
 
     @Option(names = "--host", paramLabel = "HOST", description = "host the traces came from; default: each file's name without"
             + " extension, and with --watch this machine's name")
@@ -60,7 +61,7 @@ final class IngestCommand implements Callable<Integer>, Denials {
     @Option(names = "--flush-timer", paramLabel = "DURATION", description = "with --watch: the loggers' flush timer (their -ft), so the"
             + " decode stage's merge waits no longer than it for a quiet processor; a buffer that comes later anyway is counted"
             + " out of order. Default: none declared (a file-mode logger writes a buffer only when it is full)")
-    String flushTimer;
+    Duration flushTimer;
 
     @Option(names = "--http", paramLabel = "HOST:PORT", description = "with --watch: serve /health and /metrics here (the backlog in"
             + " the folder, each host's newest file's age, the collection script's status; port 0 takes any free port). Default: none")
@@ -102,10 +103,10 @@ final class IngestCommand implements Callable<Integer>, Denials {
         if (Files.exists(watch) && !Files.isDirectory(watch)) throw new UserInputException("--watch: " + watch + " is not a directory");
         if (host != null && hostFromFileName) throw new UserInputException("give --host or --host-from-file-name, not both");
         AfterPublish after = AfterPublish.parse(afterPublish);
-        Long flushTimerMs = flushTimer == null ? null : Math.max(1, Options.positiveDuration("--flush-timer", flushTimer) / 1_000_000);
+        Long flushTimerMs = flushTimer == null ? null : Math.max(1, flushTimer.toMillis());
         String watchHost = host != null ? Options.checkedHost(host, "--host") : hostFromFileName ? null : Options.machineName();
-        long quietMs = Options.positiveDuration("--quiet", quiet) / 1_000_000;
-        long pollMs = Options.positiveDuration("--poll", poll) / 1_000_000;
+        long quietMs = quiet.toMillis();
+        long pollMs = poll.toMillis();
         kafka.validate(true);
         PrintWriter err = spec.commandLine().getErr();
         if (!Files.exists(watch)) {

@@ -4,6 +4,7 @@ import io.swapstream.decode.inspect.FileInventory;
 import io.swapstream.decode.inspect.LiveMergeProbe;
 import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.schemas.json.RecordJson;
+import java.time.Duration;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,10 +38,10 @@ final class InspectCommand implements Callable<Integer> {
 
     @Option(names = "--max-lateness", defaultValue = "5m", paramLabel = "DURATION", description = "with --live: the merge's maximum"
             + " lateness, as decode --max-lateness")
-    String maxLateness;
+    Duration maxLateness;
 
     @Option(names = "--flush-timer", paramLabel = "DURATION", description = "with --live: the loggers' flush timer, as ingest --flush-timer")
-    String flushTimer;
+    Duration flushTimer;
 
     @Override
     public Integer call() throws Exception {
@@ -60,8 +61,8 @@ final class InspectCommand implements Callable<Integer> {
             }
             Map<String, Object> m = inv.toMap();
             if (live) {
-                MergeLimits limits = MergeLimits.live(Options.positiveDuration("--max-lateness", maxLateness), Long.MAX_VALUE / 2)
-                        .withFlushTimer(flushTimer == null ? -1 : Math.max(1, Options.positiveDuration("--flush-timer", flushTimer) / 1_000_000));
+                MergeLimits limits = MergeLimits.live(maxLateness.toNanos(), Long.MAX_VALUE / 2)
+                        .withFlushTimer(flushTimer == null ? -1 : Math.max(1, flushTimer.toMillis()));
                 m.put("liveMerge", LiveMergeProbe.of(f, limits).toMap());
             }
             if (format == Format.json) {

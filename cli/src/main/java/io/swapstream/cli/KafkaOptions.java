@@ -3,6 +3,7 @@ package io.swapstream.cli;
 import io.swapstream.local.StageConfig;
 import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.SwapstreamConfig;
+import java.time.Duration;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -33,7 +34,7 @@ final class KafkaOptions {
 
     @Option(names = "--connect-timeout", defaultValue = "30s", paramLabel = "DURATION",
             description = "how long to wait for Kafka to answer before giving up")
-    String connectTimeout;
+    Duration connectTimeout;
 
     @Option(names = "--client-config", paramLabel = "FILE",
             description = "Kafka client properties (TLS, SASL, timeouts...) for every producer, consumer, admin and Kafka Streams client")
@@ -69,7 +70,7 @@ final class KafkaOptions {
     }
 
     long connectTimeoutMs() {
-        return Options.positiveDuration("--connect-timeout", connectTimeout) / 1_000_000;
+        return connectTimeout.toMillis();
     }
 
     /** Validates, waits until Kafka answers, and returns the bootstrap servers. */

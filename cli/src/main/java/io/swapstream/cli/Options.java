@@ -4,10 +4,7 @@ import io.swapstream.decode.merge.ExpansionCounters;
 import io.swapstream.local.UserInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.List;
-import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** Option parsing and checks shared by the commands: every value is checked before work starts. */
@@ -61,28 +58,6 @@ final class Options {
         }
     }
 
-    /** Duration suffixes and their nanoseconds, "ms" before "m" and "s", which it ends with. */
-    private static final List<Map.Entry<String, Long>> DURATION_UNITS = List.of(Map.entry("ms", 1_000_000L),
-            Map.entry("s", 1_000_000_000L), Map.entry("m", 60_000_000_000L), Map.entry("h", 3_600_000_000_000L),
-            Map.entry("d", 86_400_000_000_000L));
-
-    /** "60s", "500ms", "2m", "1h", "7d" or an ISO-8601 duration, as nanoseconds; null is 0. */
-    static long duration(String option, String s) {
-        if (s == null) return 0;
-        String t = s.trim().toLowerCase();
-        try {
-            for (Map.Entry<String, Long> unit : DURATION_UNITS) {
-                if (!t.endsWith(unit.getKey())) continue;
-                String number = t.substring(0, t.length() - unit.getKey().length());
-                // an ISO-8601 duration ends with a unit letter too (PT1H, P1D): only digits before the suffix
-                if (number.matches("-?[0-9]+")) return Math.multiplyExact(Long.parseLong(number), unit.getValue());
-            }
-            return Duration.parse(s.trim()).toNanos();
-        } catch (NumberFormatException | DateTimeParseException | ArithmeticException e) {
-            throw new UserInputException(option + ": '" + s + "' is not a duration (for example 60s, 500ms, 5m, 7d)");
-        }
-    }
-
     /** HOST:PORT, the port 0 to 65535. */
     static void hostPort(String option, String s) {
         int colon = s.lastIndexOf(':');
@@ -98,13 +73,6 @@ final class Options {
             }
         }
         if (why != null) throw new UserInputException(option + ": '" + s + "': " + why);
-    }
-
-    /** A duration that must be more than zero. */
-    static long positiveDuration(String option, String s) {
-        long n = duration(option, s);
-        if (n <= 0) throw new UserInputException(option + " must be more than 0, not " + s);
-        return n;
     }
 
     static void atLeast(String option, long value, long min) {

@@ -15,6 +15,7 @@ import io.swapstream.local.ServiceException;
 import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
+import java.time.Duration;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -61,10 +62,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", description = "only the N rows with the highest p99 wait (with --window, N per window); default: 20 in a table, all in jsonl")
     Integer top;
     @Option(names = "--host", paramLabel = "HOST", description = "host of the traces; default: each file's name without extension") String host;
-    @Option(names = "--window", paramLabel = "DURATION", description = "print per-window rows of this tumbling window (as stats --window); without it, whole-session rows")
-    String window;
+    @Option(names = "--window", paramLabel = "DURATION", converter = Durations.Window.class,
+            description = "print per-window rows of this tumbling window (as stats --window); without it (or 0s), whole-session rows")
+    Duration window;
     @Option(names = "--timeout", defaultValue = "600s", paramLabel = "DURATION", description = "give up waiting for the pipeline after this long")
-    String timeout;
+    Duration timeout;
     @Option(names = "--demo-switches", defaultValue = "200000", paramLabel = "N", description = "size of the generated demo trace")
     long demoSwitches;
 
@@ -82,8 +84,8 @@ final class RunCommand implements Callable<Integer> {
         // every value is checked before a broker starts
         Options.traceFiles(files);
         for (Path f : files) BufferPublisher.sessionOf(f, Options.host(host, f)); // an ETL file, with a logfile header
-        long windowNanos = window == null ? 0 : Options.positiveDuration("--window", window);
-        long timeoutMs = Options.positiveDuration("--timeout", timeout) / 1_000_000;
+        long windowNanos = window == null ? 0 : window.toNanos();
+        long timeoutMs = timeout.toMillis();
         if (top != null) Options.atLeast("--top", top, 1);
         Options.atLeast("--demo-switches", demoSwitches, 1);
         if (out != null) Options.outputFile("--out", out);

@@ -95,7 +95,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
 
     @Option(names = "--session-retention", defaultValue = "7d", paramLabel = "DURATION",
             description = "how long an ended session stays in the stage's stores (and queries); the topics keep it for the broker's retention")
-    String retention;
+    Duration retention;
 
     @Option(names = "--all-kafka-metrics", description = "/metrics also shows every Kafka client metric, with Kafka's labels (client, thread"
             + " and task ids, new at each start); without it, only the few an operator watches, per stage")
@@ -128,7 +128,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
     @Override
     public Integer call() throws Exception {
         validate();
-        long retentionMs = Options.positiveDuration("--session-retention", retention) / 1_000_000;
+        long retentionMs = retention.toMillis();
         String httpAddress = http == null ? defaultHttp() : http;
         Options.hostPort("--http", httpAddress);
         if (httpAdvertised != null) Options.hostPort("--http-advertised", httpAdvertised);
@@ -275,7 +275,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
     static final class Decode extends StageCommand {
         @Option(names = "--idle-timeout", defaultValue = "10m", paramLabel = "DURATION",
                 description = "a session with no buffer for this long ends as incomplete")
-        String idleTimeout;
+        Duration idleTimeout;
 
         @Option(names = "--rows", description = "also write one record per switch to the context-switches topic")
         boolean rows;
@@ -283,7 +283,7 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         @Option(names = "--max-lateness", defaultValue = "5m", paramLabel = "DURATION", description = "a live session's merge waits"
                 + " this long at most for a processor's buffer before it lets later switches out (one that then comes is counted"
                 + " out of order and has no derived times); a finished file's merge waits for its own lateness")
-        String maxLateness;
+        Duration maxLateness;
 
         @Option(names = "--max-merge-memory", paramLabel = "MIB", description = "MiB a session's merge may hold before its oldest"
                 + " items leave; default a quarter of the JVM's maximum heap")
@@ -295,8 +295,6 @@ abstract class StageCommand implements Callable<Integer>, Denials {
 
         @Override
         void validate() {
-            Options.positiveDuration("--idle-timeout", idleTimeout);
-            Options.positiveDuration("--max-lateness", maxLateness);
             if (maxMergeMiB != null) Options.atLeast("--max-merge-memory", maxMergeMiB, 1);
         }
 
@@ -304,10 +302,10 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         Map<String, String> stageSettings() {
             Map<String, String> m = new java.util.HashMap<>();
             m.put(io.swapstream.schemas.SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
-                    String.valueOf(Options.positiveDuration("--idle-timeout", idleTimeout) / 1_000_000));
+                    String.valueOf(idleTimeout.toMillis()));
             m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_ROWS, String.valueOf(rows));
             m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_MAX_LATENESS_MS,
-                    String.valueOf(Math.max(1, Options.positiveDuration("--max-lateness", maxLateness) / 1_000_000)));
+                    String.valueOf(Math.max(1, maxLateness.toMillis())));
             if (maxMergeMiB != null) {
                 m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, String.valueOf(Math.multiplyExact(maxMergeMiB, 1L << 20)));
             }
@@ -319,11 +317,12 @@ abstract class StageCommand implements Callable<Integer>, Denials {
 
     @Command(name = "aggregate", defaultValueProvider = HttpDefault.class, description = "Run the aggregate stage (switches to per-thread statistics) until stopped.")
     static final class Aggregate extends StageCommand {
-        @Option(names = "--window", defaultValue = "60s", paramLabel = "DURATION", description = "tumbling window of the windowed statistics")
-        String window;
+        @Option(names = "--window", defaultValue = "60s", paramLabel = "DURATION", converter = Durations.Window.class,
+                description = "tumbling window of the windowed statistics; 0s: whole-session statistics alone")
+        Duration window;
 
         @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
-        String emit;
+        Duration emit;
 
         @Option(names = "--keep-windows", defaultValue = "60", paramLabel = "N", description = "closed windows per session the queries"
                 + " keep (the topic has them all); a thread's answer says when earlier ones were dropped")
@@ -347,15 +346,12 @@ abstract class StageCommand implements Callable<Integer>, Denials {
 
         @Override
         void validate() {
-            Options.positiveDuration("--window", window);
-            Options.positiveDuration("--emit-interval", emit);
             Options.atLeast("--keep-windows", keepWindows, 1);
         }
 
         @Override
         Map<String, String> stageSettings() {
-            Map<String, String> m = new java.util.HashMap<>(Pipeline.aggregateSettings(Options.positiveDuration("--window", window),
-                    Options.positiveDuration("--emit-interval", emit) / 1_000_000));
+            Map<String, String> m = new java.util.HashMap<>(Pipeline.aggregateSettings(window.toNanos(), emit.toMillis()));
             m.put(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, String.valueOf(keepWindows));
             return m;
         }
@@ -371,11 +367,11 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         @Option(names = "--max-wait", defaultValue = "2m", paramLabel = "DURATION", description = "once a host has moved past a window,"
                 + " the window waits at most this long for the other live hosts (each judged by its own rows); a row that comes"
                 + " later is merged into a revision of the window's rows, never dropped")
-        String maxWait;
+        Duration maxWait;
 
         @Option(names = "--grace", defaultValue = "2m", paramLabel = "DURATION", description = "a window's roll-up also closes once no"
                 + " row for it has come for this long")
-        String grace;
+        Duration grace;
 
         @Option(names = "--metrics-processes", defaultValue = "100", paramLabel = "N", description = "process names with series of"
                 + " their own in /metrics' fleet histograms: those with the most ready time lately; the rest add up under"
@@ -396,8 +392,6 @@ abstract class StageCommand implements Callable<Integer>, Denials {
 
         @Override
         void validate() {
-            Options.positiveDuration("--grace", grace);
-            Options.positiveDuration("--max-wait", maxWait);
             Options.atLeast("--metrics-processes", metricsProcesses, 0);
             Options.atLeast("--metrics-hosts", metricsHosts, 0);
         }
@@ -415,9 +409,9 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         @Override
         Map<String, String> stageSettings() {
             return Map.of(io.swapstream.schemas.SwapstreamConfig.ROLLUP_GRACE_MS,
-                    String.valueOf(Math.max(1, Options.positiveDuration("--grace", grace) / 1_000_000)),
+                    String.valueOf(Math.max(1, grace.toMillis())),
                     io.swapstream.schemas.SwapstreamConfig.ROLLUP_MAX_WAIT_MS,
-                    String.valueOf(Math.max(1, Options.positiveDuration("--max-wait", maxWait) / 1_000_000)));
+                    String.valueOf(Math.max(1, maxWait.toMillis())));
         }
 
         @Override

@@ -11,6 +11,7 @@ import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.WakeEdge;
+import java.time.Duration;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,9 +37,10 @@ final class StatsCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "FILE.etl", arity = "1..*", description = "the traces, one host each") List<Path> files;
 
-    @Option(names = "--window", paramLabel = "DURATION", description = "tumbling window, e.g. 60s; without it, one whole-session row per"
-            + " thread (--group process and host roll up windows: 60s unless given; --group wakes: 60s unless given, 0s for the whole session)")
-    String window;
+    @Option(names = "--window", paramLabel = "DURATION", converter = Durations.Window.class, description = "tumbling window, e.g. 60s;"
+            + " without it (or 0s), one whole-session row per thread (--group process and host roll up windows: 60s unless given;"
+            + " --group wakes: 60s unless given, 0s for the whole session)")
+    Duration window;
 
     @Option(names = "--group", defaultValue = "thread", paramLabel = "GROUP", description = "${COMPLETION-CANDIDATES}: rows per thread,"
             + " rolled up per process name or per host across the files, or wake edges (waker process, woken process) per file")
@@ -63,9 +65,10 @@ final class StatsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // --group wakes --window 0s: the whole session's edges, as a stage run without windows sends them
-        long windowNanos = window == null ? (group == Group.thread ? 0 : 60_000_000_000L)
-                : group == Group.wakes && Options.duration("--window", window) == 0 ? 0
-                : Options.positiveDuration("--window", window);
+        long windowNanos = window == null ? (group == Group.thread ? 0 : 60_000_000_000L) : window.toNanos();
+        if (windowNanos == 0 && (group == Group.process || group == Group.host)) {
+            throw new UserInputException("--window: --group " + group + " rolls up windows: give one of more than 0");
+        }
         if (top != null) Options.atLeast("--top", top, 1);
         String field = by != null ? by : group == Group.thread ? "waitP99Nanos" : group == Group.wakes ? "wakeCount" : "readyP99Nanos";
         List<String> sortable = switch (group) {

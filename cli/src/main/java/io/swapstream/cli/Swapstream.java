@@ -51,6 +51,8 @@ public final class Swapstream {
 
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Swapstream());
+        // every duration option is checked where it is given; --window options name their own converter
+        cl.registerConverter(java.time.Duration.class, new Durations.Positive());
         for (CommandLine sub : cl.getSubcommands().values()) {
             CommandSpec spec = sub.getCommandSpec();
             if (!(sub.getCommand() instanceof CommandLine.HelpCommand)) spec.mixinStandardHelpOptions(true);
@@ -58,7 +60,7 @@ public final class Swapstream {
         }
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine cmd = ex.getCommandLine();
-            cmd.getErr().println("swapstream: " + ex.getMessage() + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+            cmd.getErr().println("swapstream: " + Durations.optionLine(ex.getMessage()) + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
             return EXIT_BAD_INPUT;
         });
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {

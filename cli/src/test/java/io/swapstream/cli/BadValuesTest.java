@@ -47,11 +47,14 @@ class BadValuesTest {
                 ? new Case(x.expected(), x.exit(), x.args()[0], x.args()[1]) : x);
         c.add(new Case("--top must be at least 1, not -1", 2, "stats", t, "--top", "-1"));
         c.add(new Case("--top must be at least 1, not 0", 2, "run", t, "--top", "0"));
-        c.add(new Case("--window must be more than 0, not 0s", 2, "stats", t, "--window", "0s"));
-        c.add(new Case("--window must be more than 0, not -5s", 2, "stats", t, "--window", "-5s"));
+        // a window of 0 is the whole session wherever a window is taken; where only windows make sense, refused
+        c.add(new Case("--window: --group process rolls up windows: give one of more than 0", 2, "stats", t, "--group", "process",
+                "--window", "0s"));
+        c.add(new Case("--window must be 0 (the whole session) or more, not -5s", 2, "stats", t, "--window", "-5s"));
         c.add(new Case("--window: 'soon' is not a duration", 2, "stats", t, "--window", "soon"));
-        c.add(new Case("--window must be more than 0, not 0s", 2, "run", t, "--window", "0s"));
-        c.add(new Case("--window must be more than 0, not 0s", 2, "aggregate", "-b", "127.0.0.1:1", "--window", "0s"));
+        c.add(new Case("--window must be 0 (the whole session) or more, not -1s", 2, "run", t, "--window", "-1s"));
+        c.add(new Case("--window must be 0 (the whole session) or more, not -1s", 2, "aggregate", "-b", "127.0.0.1:1", "--window", "-1s"));
+        c.add(new Case("--idle-timeout: 'PT' is not a duration", 2, "decode", "-b", "127.0.0.1:1", "--idle-timeout", "PT"));
         c.add(new Case("--max-lateness must be more than 0, not 0s", 2, "decode", "-b", "127.0.0.1:1", "--max-lateness", "0s"));
         String node = dir.resolve("node").toString();
         c.add(new Case("a cluster node needs --node-id, --controller-port and --controllers together", 2, "broker", "--data-dir", node,
@@ -68,8 +71,8 @@ class BadValuesTest {
         c.add(new Case("--timeout must be more than 0, not 0s", 2, "run", t, "--timeout", "0s"));
         c.add(new Case("--connect-timeout must be more than 0, not 0s", 2, "ingest", t, "-b", "127.0.0.1:1", "--connect-timeout", "0s"));
         c.add(new Case("--by: cannot sort by 'colour'", 2, "stats", t, "--by", "colour"));
-        c.add(new Case("Invalid value for option '--top': 'abc' is not an int", 2, "stats", t, "--top", "abc"));
-        c.add(new Case("Invalid value for option '--format'", 2, "switches", t, "--format", "xml"));
+        c.add(new Case("--top: 'abc' is not an int", 2, "stats", t, "--top", "abc"));
+        c.add(new Case("--format: expected one of [jsonl, csv]", 2, "switches", t, "--format", "xml"));
         c.add(new Case("--max-wait-reason must be between 1 and 0x3F, not 0x99", 2, "stats", t, "--max-wait-reason", "0x99"));
         c.add(new Case("--max-wait-reason: 'many' is not a number", 2, "inspect", t, "--max-wait-reason", "many"));
         c.add(new Case("--switches must be at least 1, not -5", 2, "generate", "-o", dir.resolve("g.etl").toString(), "--switches", "-5"));

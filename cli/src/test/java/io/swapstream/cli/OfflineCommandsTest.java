@@ -83,6 +83,11 @@ class OfflineCommandsTest {
         }
         CliRunner table = CliRunner.run("stats", f.toString(), "--format", "table", "--top", "3");
         assertEquals(5, table.out().lines().count(), table.out());
+        // a window of 0 is the whole session, as no window
+        CliRunner whole = CliRunner.run("stats", f.toString());
+        CliRunner zero = CliRunner.run("stats", f.toString(), "--window", "0s");
+        assertEquals(0, zero.exit(), zero.err());
+        assertEquals(whole.out(), zero.out());
     }
 
     /**
@@ -135,7 +140,8 @@ class OfflineCommandsTest {
         Path f = generate("compact", 100);
         CliRunner r = CliRunner.run("stats", f.toString(), "--window", "soon");
         assertEquals(Swapstream.EXIT_BAD_INPUT, r.exit());
-        assertEquals("swapstream: --window: 'soon' is not a duration (for example 60s, 500ms, 5m, 7d)", r.err().strip());
+        assertEquals("swapstream: --window: 'soon' is not a duration (for example 60s, 500ms, 5m, 7d)"
+                + " (see 'swapstream stats --help')", r.err().strip());
         CliRunner by = CliRunner.run("stats", f.toString(), "--by", "colour");
         assertEquals(Swapstream.EXIT_BAD_INPUT, by.exit());
         assertEquals(1, by.err().strip().lines().count());

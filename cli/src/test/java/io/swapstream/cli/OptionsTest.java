@@ -5,23 +5,36 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.local.UserInputException;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.TypeConversionException;
 
 class OptionsTest {
     /** Both notations: a number with a unit suffix, and ISO-8601, whose last letter is a unit too. */
     @Test
     void durationsTakeSuffixesAndIso8601() {
-        assertEquals(500_000_000L, Options.duration("--d", "500ms"));
-        assertEquals(60_000_000_000L, Options.duration("--d", "60s"));
-        assertEquals(300_000_000_000L, Options.duration("--d", "5m"));
-        assertEquals(3_600_000_000_000L, Options.duration("--d", "1h"));
-        assertEquals(7 * 86_400_000_000_000L, Options.duration("--d", "7d"));
-        assertEquals(3_600_000_000_000L, Options.duration("--d", "PT1H"));
-        assertEquals(86_400_000_000_000L, Options.duration("--d", "P1D"));
-        assertEquals(1_500_000_000L, Options.duration("--d", "PT1.5S"));
-        assertEquals(0, Options.duration("--d", null));
-        assertThrows(UserInputException.class, () -> Options.duration("--d", "soon"));
-        assertThrows(UserInputException.class, () -> Options.positiveDuration("--d", "-5s"));
+        assertEquals(Duration.ofMillis(500), Durations.parse("500ms"));
+        assertEquals(Duration.ofSeconds(60), Durations.parse("60s"));
+        assertEquals(Duration.ofMinutes(5), Durations.parse("5m"));
+        assertEquals(Duration.ofHours(1), Durations.parse("1h"));
+        assertEquals(Duration.ofDays(7), Durations.parse("7d"));
+        assertEquals(Duration.ofHours(1), Durations.parse("PT1H"));
+        assertEquals(Duration.ofDays(1), Durations.parse("P1D"));
+        assertEquals(Duration.ofMillis(1500), Durations.parse("PT1.5S"));
+        assertThrows(TypeConversionException.class, () -> Durations.parse("soon"));
+        assertThrows(TypeConversionException.class, () -> new Durations.Positive().convert("-5s"));
+        assertThrows(TypeConversionException.class, () -> new Durations.Positive().convert("0s"));
+        // a window of 0 is the whole session
+        assertEquals(Duration.ZERO, new Durations.Window().convert("0s"));
+        assertThrows(TypeConversionException.class, () -> new Durations.Window().convert("-1s"));
+    }
+
+    /** picocli's line for a value a converter refused, as the commands' other lines: the option, then why. */
+    @Test
+    void aRefusedValueNamesItsOption() {
+        assertEquals("--poll must be more than 0, not 0s", Durations.optionLine("Invalid value for option '--poll': must be more than 0, not 0s"));
+        assertEquals("--poll: 'x' is not a duration (for example 60s, 500ms, 5m, 7d)",
+                Durations.optionLine("Invalid value for option '--poll': 'x' is not a duration (for example 60s, 500ms, 5m, 7d)"));
     }
 
     /** A host that would make session ids ambiguous, or break the keys built on them, is refused in one line naming where it came from. */

@@ -118,7 +118,7 @@ class WindowsFilesTest {
         assertEquals("ingest", parsed.subcommand().commandSpec().name());
         assertEquals(Path.of("D:\\swapstream\\traces"), parsed.subcommand().matchedOptionValue("--watch", Path.of("")));
         assertEquals("delete", parsed.subcommand().matchedOptionValue("--after-publish", ""));
-        assertEquals("1s", parsed.subcommand().matchedOptionValue("--flush-timer", ""));
+        assertEquals(java.time.Duration.ofSeconds(1), parsed.subcommand().matchedOptionValue("--flush-timer", java.time.Duration.ZERO));
         assertTrue(parsed.subcommand().matchedOptionValue("--http", "").endsWith(":8083"));
         // the same trace folder as the script's default
         assertTrue(Files.readString(SCRIPT).contains("[string] $TraceDir = 'D:\\swapstream\\traces'"));
