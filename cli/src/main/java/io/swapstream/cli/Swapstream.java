@@ -121,6 +121,8 @@ public final class Swapstream {
         if (e instanceof AccessDeniedException a) return a.getFile() + ": permission denied";
         if (e instanceof FileSystemException f) return f.getFile() + ": " + (f.getReason() == null ? "cannot be read" : f.getReason());
         if (e instanceof IllegalArgumentException && e.getMessage() != null) return e.getMessage();
+        // a stage setting its ConfigDef refused (in --client-config, say): Kafka's own line names the key
+        if (e instanceof org.apache.kafka.common.config.ConfigException && e.getMessage() != null) return e.getMessage();
         if (e instanceof TimeoutException) return "Kafka did not answer in time: is the broker running and reachable?";
         if (e instanceof AuthenticationException) return "Kafka refused the credentials: " + e.getMessage();
         if (e instanceof AuthorizationException) return "Kafka refused the operation: " + e.getMessage();

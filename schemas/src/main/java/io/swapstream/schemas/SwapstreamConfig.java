@@ -1,5 +1,6 @@
 package io.swapstream.schemas;
 
+import org.apache.kafka.common.config.ConfigDef;
 import java.util.Map;
 
 /** Topic names and configuration keys, in one place (docs/architecture.md "Topics and records"). */
@@ -74,12 +75,15 @@ public final class SwapstreamConfig {
     public static final String SESSION_RETENTION_MS = "swapstream.session.retention.ms";
     public static final long DEFAULT_SESSION_RETENTION_MS = 7L * 24 * 3600 * 1000;
 
-    /** {@link #SESSION_RETENTION_MS} from a stage's configuration, checked. */
-    public static long sessionRetentionMs(Map<String, ?> config) {
-        long ms = longSetting(config, SESSION_RETENTION_MS, DEFAULT_SESSION_RETENTION_MS);
-        if (ms < 1) throw new IllegalArgumentException(SESSION_RETENTION_MS + " must be at least 1");
-        return ms;
+    /**
+     * What every stage's settings define: {@link #SESSION_RETENTION_MS}. Each stage's settings add their own
+     * ({@code DecodeSettings.CONFIG} and the others), read once into their record through Kafka's {@link AbstractConfig}.
+     */
+    public static ConfigDef stageConfig() {
+        return new ConfigDef().define(SESSION_RETENTION_MS, ConfigDef.Type.LONG, DEFAULT_SESSION_RETENTION_MS, ConfigDef.Range.atLeast(1),
+                ConfigDef.Importance.MEDIUM, "how long after its end a session stays in the stage's stores, ms");
     }
+
     /** Aggregate: tumbling window of the windowed statistics, nanoseconds (default 60 s; 0: whole-session only). */
     public static final String AGGREGATE_WINDOW_NANOS = "swapstream.aggregate.window.nanos";
     public static final long DEFAULT_AGGREGATE_WINDOW_NANOS = 60_000_000_000L;
@@ -160,23 +164,6 @@ public final class SwapstreamConfig {
     public static String topic(Map<String, ?> config, String suffix) {
         Object p = config.get(TOPIC_PREFIX);
         return (p == null ? DEFAULT_PREFIX : p.toString()) + suffix;
-    }
-
-    /** A long setting of the configuration, or {@code otherwise}. */
-    public static long longSetting(Map<String, ?> config, String key, long otherwise) {
-        Object v = config.get(key);
-        if (v == null) return otherwise;
-        if (v instanceof Number n) return n.longValue();
-        try {
-            return Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + ": '" + v + "' is not a number");
-        }
-    }
-
-    public static boolean flag(Map<String, ?> config, String key) {
-        Object v = config.get(key);
-        return v != null && Boolean.parseBoolean(v.toString().trim());
     }
 
     public static String topic(String prefix, String suffix) {

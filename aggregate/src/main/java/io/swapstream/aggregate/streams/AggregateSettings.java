@@ -10,6 +10,11 @@ import io.swapstream.schemas.serde.RecordSerdeFactory;
 import io.swapstream.stage.RedoLog;
 import io.swapstream.stage.Topic;
 import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
@@ -32,23 +37,25 @@ public record AggregateSettings(long windowNanos, long emitIntervalMs, RedoLog.L
     /** The bytes of batches a session takes between two writes of its accumulators, at most (and one more batch): what a restore takes again. */
     static final long REDO_MAX_BYTES = 128L << 20;
 
+    /** The aggregate stage's own settings: type, default, check and meaning of each, in one place. */
+    public static final ConfigDef CONFIG = SwapstreamConfig.stageConfig()
+            .define(SwapstreamConfig.AGGREGATE_WINDOW_NANOS, Type.LONG, SwapstreamConfig.DEFAULT_AGGREGATE_WINDOW_NANOS, Range.atLeast(0),
+                    Importance.HIGH, "tumbling window of the windowed statistics, ns; 0: whole-session statistics alone")
+            .define(SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS, Type.LONG, SwapstreamConfig.DEFAULT_AGGREGATE_EMIT_INTERVAL_MS,
+                    Range.atLeast(1), Importance.MEDIUM, "how often changed whole-session rows go out while a session runs, ms")
+            // the redo entries since the last flush must fit the slots
+            .define(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, Type.INT, SwapstreamConfig.DEFAULT_FLUSH_BATCHES,
+                    Range.between(1, SwapstreamConfig.REDO_SLOTS), Importance.LOW, "batches between two writes of a session's accumulators")
+            .define(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, Type.INT, SwapstreamConfig.DEFAULT_KEEP_WINDOWS, Range.atLeast(1),
+                    Importance.LOW, "closed windows the query stores keep");
+
     public static AggregateSettings from(Map<String, ?> config) {
-        long windowNanos = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_WINDOW_NANOS, SwapstreamConfig.DEFAULT_AGGREGATE_WINDOW_NANOS);
-        long emitIntervalMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS,
-                SwapstreamConfig.DEFAULT_AGGREGATE_EMIT_INTERVAL_MS);
-        if (windowNanos < 0) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_WINDOW_NANOS + " must not be negative");
-        if (emitIntervalMs < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS + " must be at least 1");
-        int flushBatches = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_FLUSH_BATCHES,
-                SwapstreamConfig.DEFAULT_FLUSH_BATCHES);
-        if (flushBatches < 1 || flushBatches > SwapstreamConfig.REDO_SLOTS) {
-            throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
-        }
-        int keepWindows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.AGGREGATE_KEEP_WINDOWS,
-                SwapstreamConfig.DEFAULT_KEEP_WINDOWS);
-        if (keepWindows < 1) throw new IllegalArgumentException(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS + " must be at least 1");
+        AbstractConfig c = new AbstractConfig(CONFIG, config, false);
         RecordSerdeFactory serdes = RecordSerdeFactory.from(config);
-        return new AggregateSettings(windowNanos, emitIntervalMs, new RedoLog.Limit(flushBatches, REDO_MAX_BYTES, 1), keepWindows,
-                SwapstreamConfig.sessionRetentionMs(config), Topic.of(topic(config, SwapstreamConfig.SWITCH_BATCHES), Serdes.ByteArray()),
+        return new AggregateSettings(c.getLong(SwapstreamConfig.AGGREGATE_WINDOW_NANOS), c.getLong(SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS),
+                new RedoLog.Limit(c.getInt(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES), REDO_MAX_BYTES, 1),
+                c.getInt(SwapstreamConfig.AGGREGATE_KEEP_WINDOWS), c.getLong(SwapstreamConfig.SESSION_RETENTION_MS),
+                Topic.of(topic(config, SwapstreamConfig.SWITCH_BATCHES), Serdes.ByteArray()),
                 Topic.of(topic(config, SwapstreamConfig.SESSIONS), serdes.serde(TraceSession.class, config)),
                 Topic.of(topic(config, SwapstreamConfig.THREAD_STATS), serdes.serde(ThreadStats.class, config)),
                 Topic.of(topic(config, SwapstreamConfig.WAKE_EDGES), serdes.serde(WakeEdge.class, config)), config);

@@ -4,6 +4,11 @@ import io.swapstream.decode.merge.MergeLimits;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.stage.RedoLog;
 import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
 
 /**
  * The decode stage's settings, read and checked once from the Streams configuration.
@@ -26,26 +31,27 @@ public record DecodeSettings(DecodeTopics topics, int batchRows, boolean rows, l
     static final long CHECKPOINT_BYTES = 32L << 20;
     static final int MIN_BUFFERS_BY_BYTES = 128;
 
+    /** The decode stage's own settings: type, default, check and meaning of each, in one place. */
+    public static final ConfigDef CONFIG = SwapstreamConfig.stageConfig()
+            .define(SwapstreamConfig.DECODE_BATCH_ROWS, Type.INT, SwapstreamConfig.DEFAULT_BATCH_ROWS, Range.atLeast(1), Importance.LOW,
+                    "switches per batch at most")
+            .define(SwapstreamConfig.DECODE_ROWS, Type.BOOLEAN, false, Importance.LOW, "also one record per switch on etw.context-switches")
+            .define(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS, Type.LONG, SwapstreamConfig.DEFAULT_SESSION_IDLE_TIMEOUT_MS, Range.atLeast(1),
+                    Importance.MEDIUM, "a session with no buffer for this long ends as incomplete, ms")
+            // the redo entries since the last checkpoint must fit the slots
+            .define(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS, Type.INT, SwapstreamConfig.DEFAULT_CHECKPOINT_BUFFERS,
+                    Range.between(1, SwapstreamConfig.REDO_SLOTS), Importance.LOW, "buffers between two checkpoints of a session's decoder")
+            .define(SwapstreamConfig.DECODE_MAX_LATENESS_MS, Type.LONG, SwapstreamConfig.DEFAULT_DECODE_MAX_LATENESS_MS, Range.atLeast(1),
+                    Importance.MEDIUM, "how long a live session's merge waits for a processor's buffer, ms")
+            .define(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, Type.LONG, MergeLimits.defaultMaxQueueBytes(), Range.atLeast(1024),
+                    Importance.MEDIUM, "bytes a session's merge may hold before its oldest items leave");
+
     public static DecodeSettings from(Map<String, ?> config) {
-        int batchRows = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_BATCH_ROWS, SwapstreamConfig.DEFAULT_BATCH_ROWS);
-        long idle = SwapstreamConfig.longSetting(config, SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
-                SwapstreamConfig.DEFAULT_SESSION_IDLE_TIMEOUT_MS);
-        int checkpointBuffers = (int) SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
-                SwapstreamConfig.DEFAULT_CHECKPOINT_BUFFERS);
-        long maxLatenessMs = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_MAX_LATENESS_MS,
-                SwapstreamConfig.DEFAULT_DECODE_MAX_LATENESS_MS);
-        long maxQueueBytes = SwapstreamConfig.longSetting(config, SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, MergeLimits.defaultMaxQueueBytes());
-        if (batchRows < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_BATCH_ROWS + " must be at least 1");
-        if (idle < 1) throw new IllegalArgumentException(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS + " must be at least 1");
-        // the redo entries since the last checkpoint must fit the slots
-        if (checkpointBuffers < 1 || checkpointBuffers > SwapstreamConfig.REDO_SLOTS) {
-            throw new IllegalArgumentException(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS + " must be 1 to " + SwapstreamConfig.REDO_SLOTS);
-        }
-        if (maxLatenessMs < 1) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_LATENESS_MS + " must be at least 1");
-        if (maxQueueBytes < 1024) throw new IllegalArgumentException(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES + " must be at least 1024");
-        return new DecodeSettings(DecodeTopics.from(config), batchRows,
-                SwapstreamConfig.flag(config, SwapstreamConfig.DECODE_ROWS), idle,
-                new RedoLog.Limit(checkpointBuffers, CHECKPOINT_BYTES, MIN_BUFFERS_BY_BYTES),
-                SwapstreamConfig.sessionRetentionMs(config), MergeLimits.live(maxLatenessMs * 1_000_000L, maxQueueBytes));
+        AbstractConfig c = new AbstractConfig(CONFIG, config, false);
+        return new DecodeSettings(DecodeTopics.from(config), c.getInt(SwapstreamConfig.DECODE_BATCH_ROWS),
+                c.getBoolean(SwapstreamConfig.DECODE_ROWS), c.getLong(SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS),
+                new RedoLog.Limit(c.getInt(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS), CHECKPOINT_BYTES, MIN_BUFFERS_BY_BYTES),
+                c.getLong(SwapstreamConfig.SESSION_RETENTION_MS),
+                MergeLimits.live(c.getLong(SwapstreamConfig.DECODE_MAX_LATENESS_MS) * 1_000_000L, c.getLong(SwapstreamConfig.DECODE_MAX_QUEUE_BYTES)));
     }
 }

@@ -362,7 +362,7 @@ class DecodeTopologyTest {
         assertTrue(checkpointDue(128, 128L << 20, 256));
         assertTrue(checkpointDue(256, 1L << 20, 256));
         assertTrue(checkpointDue(2, 0, 2));
-        assertThrows(IllegalArgumentException.class, () -> driver("state7", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
+        assertThrows(org.apache.kafka.common.config.ConfigException.class, () -> driver("state7", Map.of(SwapstreamConfig.DECODE_CHECKPOINT_BUFFERS,
                 String.valueOf(SwapstreamConfig.REDO_SLOTS + 1))), "the redo slots hold the buffers since the checkpoint");
     }
 
