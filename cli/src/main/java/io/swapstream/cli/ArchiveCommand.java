@@ -1,6 +1,10 @@
 package io.swapstream.cli;
 
 import io.swapstream.etw.LogfileHeader;
+import io.swapstream.export.ArchivePruning;
+import io.swapstream.export.FlightRecorder;
+import io.swapstream.export.HostCondition;
+import io.swapstream.export.MinuteArchive;
 import io.swapstream.ingest.RawSessionReader;
 import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.SwapstreamConfig;
@@ -56,7 +60,6 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
     static final String DEFAULT_GROUP = "swapstream-archive";
     /** The flight recorder's default group: it follows another topic, so it keeps its own place. */
     static final String DEFAULT_MINUTES_GROUP = "swapstream-archive-minutes";
-    static final String PART = ".part";
     /**
      * For ArchiveIT only: stop for good after the first buffer of the first session written, so that a kill -9 lands
      * mid-write however fast the machine runs the test.
@@ -186,7 +189,13 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
             chosen.add(Options.checkedHost(h.strip(), "--hosts"));
         }
         List<HostCondition> conditions = new ArrayList<>();
-        for (String w : when) conditions.add(HostCondition.parse(w));
+        for (String w : when) {
+            try {
+                conditions.add(HostCondition.parse(w));
+            } catch (IllegalArgumentException e) {
+                throw new UserInputException(e.getMessage());
+            }
+        }
         return new FlightRecorder(chosen, conditions);
     }
 
@@ -219,7 +228,7 @@ final class ArchiveCommand implements Callable<Integer>, Denials {
         Path target = dir.resolve(start + ".etl");
         if (Files.exists(target)) return; // archived before a restart, or the same file ingested twice
         Files.createDirectories(dir);
-        Path part = dir.resolve(start + ".etl" + PART);
+        Path part = dir.resolve(start + ".etl" + MinuteArchive.PART);
         if (Files.deleteIfExists(part)) err.println("swapstream archive: " + part + ": left by an earlier run; written again");
         err.println("swapstream archive: writing " + session + " to " + part);
         err.flush();

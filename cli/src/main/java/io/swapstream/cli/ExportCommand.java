@@ -4,7 +4,7 @@ import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
-import io.swapstream.http.RangeExport;
+import io.swapstream.export.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
 import io.swapstream.local.UserInputException;
 import java.io.IOException;

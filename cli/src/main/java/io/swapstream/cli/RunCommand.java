@@ -1,5 +1,7 @@
 package io.swapstream.cli;
 
+import io.swapstream.aggregate.StatsTable;
+import io.swapstream.aggregate.rollup.RollupTable;
 import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
@@ -15,12 +17,12 @@ import io.swapstream.local.ServiceException;
 import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
-import java.time.Duration;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

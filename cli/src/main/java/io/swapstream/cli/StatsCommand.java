@@ -1,8 +1,10 @@
 package io.swapstream.cli;
 
 import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.StatsTable;
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.rollup.RollupGroup;
+import io.swapstream.aggregate.rollup.RollupTable;
 import io.swapstream.aggregate.rollup.Rollups;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.local.UserInputException;
@@ -11,9 +13,9 @@ import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.WakeEdge;
-import java.time.Duration;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

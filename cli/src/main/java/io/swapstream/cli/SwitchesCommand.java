@@ -1,6 +1,7 @@
 package io.swapstream.cli;
 
 import io.swapstream.batch.SwitchRow;
+import io.swapstream.batch.SwitchRowFormat;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
@@ -40,10 +41,10 @@ final class SwitchesCommand implements Callable<Integer> {
         StringBuilder line = new StringBuilder(512);
         JsonGenerator json = RecordJson.generator(out);
         Consumer<SwitchRow> sink = format == Format.csv
-                ? s -> { line.setLength(0); Rows.csv(line, s); out.append(line).append('\n'); }
+                ? s -> { line.setLength(0); SwitchRowFormat.csv(line, s); out.append(line).append('\n'); }
                 : s -> {
                     try {
-                        Rows.json(json, s);
+                        SwitchRowFormat.json(json, s);
                         json.writeRaw('\n');
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);

@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import io.swapstream.batch.SwitchBatch;
 import io.swapstream.batch.SwitchBatchSerde;
+import io.swapstream.batch.SwitchRowFormat;
 import io.swapstream.ingest.IngestPosition;
 import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordTopics;
@@ -158,12 +159,12 @@ final class TailCommand implements Callable<Integer>, Denials {
         return r -> r.value() == null ? null : decoded(r, () -> {
             SwitchBatch b = d.deserialize(r.topic(), r.value());
             if (stored) return RecordJson.toJson(SwitchBatchSerde.toAvro(b));
-            if (!rows) return RecordJson.toJson(g -> Rows.columns(g, b));
+            if (!rows) return RecordJson.toJson(g -> SwitchRowFormat.columns(g, b));
             if (b.count() == 0) return null;
             return RecordJson.toJson(g -> {
                 for (int i = 0; i < b.count(); i++) {
                     if (i > 0) g.writeRaw('\n');
-                    Rows.json(g, b.row(i));
+                    SwitchRowFormat.json(g, b.row(i));
                 }
             });
         });

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.event.MaximumWaitReason;
+import io.swapstream.export.MinuteArchive;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.BufferPublisher;
@@ -109,7 +110,7 @@ class ArchiveMinutesIT {
         Path archive = dir.resolve("archive");
         Path crossing = archive.resolve(name("web01", w + 2 * SECOND, web));
         Files.createDirectories(crossing.getParent());
-        Files.writeString(crossing.resolveSibling(crossing.getFileName() + ArchiveCommand.PART), "half a file");
+        Files.writeString(crossing.resolveSibling(crossing.getFileName() + MinuteArchive.PART), "half a file");
         Path log = dir.resolve("archive.log");
         String[] when = kafka(k, "archive", "--to", archive.toString(), "--when", "readyP99 > 10ms", "--group-id", "when-" + prefix);
         try (StageProcess p = StageProcess.start(log, when)) {

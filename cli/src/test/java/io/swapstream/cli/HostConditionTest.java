@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.swapstream.local.UserInputException;
+import io.swapstream.export.FlightRecorder;
+import io.swapstream.export.HostCondition;
 import io.swapstream.schemas.avro.HostStats;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,7 +69,7 @@ class HostConditionTest {
                 "latency > 10ms", "is not a numeric field of the host roll-up",
                 "host > 3", "is not a numeric field of the host roll-up");
         bad.forEach((text, why) -> {
-            UserInputException e = assertThrows(UserInputException.class, () -> HostCondition.parse(text), text);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HostCondition.parse(text), text);
             assertTrue(e.getMessage().startsWith("--when: ") && e.getMessage().contains(why), e.getMessage());
         });
     }

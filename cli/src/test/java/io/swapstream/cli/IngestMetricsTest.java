@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
+import io.swapstream.ingest.IngestMetrics;
 import io.swapstream.ingest.WatchedFolder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

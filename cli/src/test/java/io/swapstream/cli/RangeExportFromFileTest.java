@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.etw.EtlReader;
+import io.swapstream.export.RangeExport;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
-import io.swapstream.http.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.OutputStream;
 import java.nio.file.Files;

@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.aggregate.StatsTable;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.schemas.avro.ThreadStats;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package io.swapstream.http;
 
-
+import io.swapstream.export.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.IOException;
 import java.io.OutputStream;

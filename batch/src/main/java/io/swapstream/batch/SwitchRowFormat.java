@@ -1,8 +1,5 @@
-package io.swapstream.cli;
+package io.swapstream.batch;
 
-import io.swapstream.batch.AvroRecords;
-import io.swapstream.batch.SwitchBatch;
-import io.swapstream.batch.SwitchRow;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
 import java.util.List;
@@ -13,11 +10,11 @@ import com.fasterxml.jackson.core.JsonGenerator;
  * SwitchRow rows as JSON (through a streaming generator: the switches command writes millions of
  * rows, and mapping each to a tree first triples its run time) and as CSV.
  */
-final class Rows {
-    private Rows() {}
+public final class SwitchRowFormat {
+    private SwitchRowFormat() {}
 
     /** One row as a JSON object, the fields in the schema's order. */
-    static void json(JsonGenerator g, SwitchRow s) throws IOException {
+    public static void json(JsonGenerator g, SwitchRow s) throws IOException {
         g.writeStartObject();
         g.writeStringField("session", s.session());
         g.writeStringField("host", s.host());
@@ -80,7 +77,7 @@ final class Rows {
      * (nulls where a row has none), and the thread records.
      */
     @SuppressWarnings("unchecked")
-    static void columns(JsonGenerator g, SwitchBatch batch) throws IOException {
+    public static void columns(JsonGenerator g, SwitchBatch batch) throws IOException {
         List<SwitchRow> rows = batch.rows();
         g.writeStartObject();
         g.writeStringField("session", batch.session());
@@ -106,7 +103,7 @@ final class Rows {
         g.writeEndObject();
     }
 
-    static void csv(StringBuilder b, SwitchRow s) {
+    public static void csv(StringBuilder b, SwitchRow s) {
         csvStr(b, s.session()).append(',');
         csvStr(b, s.host()).append(',');
         b.append(s.cpu()).append(',').append(s.timestamp()).append(',').append(s.timeNanos()).append(',');

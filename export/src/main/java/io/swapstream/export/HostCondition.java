@@ -1,6 +1,5 @@
-package io.swapstream.cli;
+package io.swapstream.export;
 
-import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordFields;
 import io.swapstream.schemas.avro.HostStats;
 import java.math.BigDecimal;
@@ -22,14 +21,14 @@ import org.apache.avro.Schema;
  * @param threshold the value the field is compared with, in the field's unit
  * @param text      the condition as given, for the log
  */
-record HostCondition(String field, String operator, long threshold, String text) {
+public record HostCondition(String field, String operator, long threshold, String text) {
     private static final Pattern FORM = Pattern.compile("\\s*([A-Za-z][A-Za-z0-9]*)\\s*(>=|<=|>|<)\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([a-zµ]*)\\s*");
     private static final List<String> FIELDS = RecordFields.numeric(HostStats.SCHEMA$);
 
-    static HostCondition parse(String text) {
+    public static HostCondition parse(String text) {
         Matcher m = FORM.matcher(text);
         if (!m.matches()) {
-            throw new UserInputException("--when: '" + text + "' is not FIELD OP VALUE, e.g. 'readyP99 > 10ms' (OP one of > >= < <=)");
+            throw new IllegalArgumentException("--when: '" + text + "' is not FIELD OP VALUE, e.g. 'readyP99 > 10ms' (OP one of > >= < <=)");
         }
         String field = field(m.group(1), text);
         boolean nanos = field.endsWith("Nanos");
@@ -37,14 +36,14 @@ record HostCondition(String field, String operator, long threshold, String text)
         BigDecimal number = new BigDecimal(m.group(3));
         long threshold;
         if (nanos) {
-            if (unit.isEmpty()) throw new UserInputException("--when: '" + text + "': " + field + " is a time: give the unit, e.g. " + m.group(3) + "ms");
+            if (unit.isEmpty()) throw new IllegalArgumentException("--when: '" + text + "': " + field + " is a time: give the unit, e.g. " + m.group(3) + "ms");
             threshold = nanosOf(number, unit, text);
         } else {
-            if (!unit.isEmpty()) throw new UserInputException("--when: '" + text + "': " + field + " is a count, a plain number, not " + m.group(3) + unit);
+            if (!unit.isEmpty()) throw new IllegalArgumentException("--when: '" + text + "': " + field + " is a count, a plain number, not " + m.group(3) + unit);
             try {
                 threshold = number.longValueExact();
             } catch (ArithmeticException e) {
-                throw new UserInputException("--when: '" + text + "': " + field + " is a count: a whole number, not " + m.group(3));
+                throw new IllegalArgumentException("--when: '" + text + "': " + field + " is a count: a whole number, not " + m.group(3));
             }
         }
         return new HostCondition(field, m.group(2), threshold, text.strip());
@@ -58,7 +57,7 @@ record HostCondition(String field, String operator, long threshold, String text)
         for (String f : FIELDS) {
             if (f.equalsIgnoreCase(given) || f.equalsIgnoreCase(given + "Nanos")) return f;
         }
-        throw new UserInputException("--when: '" + text + "': " + given + " is not a numeric field of the host roll-up (HostStats): one of "
+        throw new IllegalArgumentException("--when: '" + text + "': " + given + " is not a numeric field of the host roll-up (HostStats): one of "
                 + String.join(", ", FIELDS.stream().map(f -> f.endsWith("Nanos") ? f.substring(0, f.length() - 5) : f).toList()));
     }
 
@@ -69,17 +68,17 @@ record HostCondition(String field, String operator, long threshold, String text)
             case "ms" -> 1_000_000L;
             case "s" -> 1_000_000_000L;
             case "m", "min" -> 60_000_000_000L;
-            default -> throw new UserInputException("--when: '" + text + "': the unit '" + unit + "' is not one of ns, us, ms, s, m");
+            default -> throw new IllegalArgumentException("--when: '" + text + "': the unit '" + unit + "' is not one of ns, us, ms, s, m");
         };
         try {
             return number.multiply(BigDecimal.valueOf(scale)).setScale(0, java.math.RoundingMode.HALF_UP).longValueExact();
         } catch (ArithmeticException e) {
-            throw new UserInputException("--when: '" + text + "': " + number + unit + " is too large");
+            throw new IllegalArgumentException("--when: '" + text + "': " + number + unit + " is too large");
         }
     }
 
     /** Whether {@code row} meets the condition; a null field meets none. */
-    boolean holds(HostStats row) {
+    public boolean holds(HostStats row) {
         Schema.Field f = row.getSchema().getField(field);
         Object v = row.get(f.pos());
         if (!(v instanceof Number n)) return false;

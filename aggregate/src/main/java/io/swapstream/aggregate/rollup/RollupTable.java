@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.aggregate.rollup;
 
 import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
@@ -13,12 +13,12 @@ import java.util.Map;
 import org.apache.avro.specific.SpecificRecordBase;
 
 /** Fleet roll-ups for people and programs: ranked by a numeric field, as JSON lines (sketch bytes left out) or a table. */
-final class RollupTable {
+public final class RollupTable {
     private RollupTable() {}
 
     /** The numeric fields of {@code schema}: what --by may name. */
     /** Highest {@code by} first (nulls last), then window, then name; the first {@code top} when given. */
-    static <R extends SpecificRecordBase> List<R> ranked(List<R> rows, String by, Integer top) {
+    public static <R extends SpecificRecordBase> List<R> ranked(List<R> rows, String by, Integer top) {
         List<R> sorted = new ArrayList<>(rows);
         sorted.sort(Comparator.comparingDouble((R r) -> -value(r, by)).thenComparingLong(r -> (Long) r.get("windowStartNanos"))
                 .thenComparing(r -> String.valueOf(r.get(0))));
@@ -38,7 +38,7 @@ final class RollupTable {
         return RecordJson.toJson(r);
     }
 
-    static void writeProcesses(PrintWriter out, List<ProcessStats> rows, boolean jsonLines) {
+    public static void writeProcesses(PrintWriter out, List<ProcessStats> rows, boolean jsonLines) {
         if (jsonLines) {
             rows.forEach(r -> out.println(json(r, false)));
             return;
@@ -54,7 +54,7 @@ final class RollupTable {
         out.println("(times in microseconds)");
     }
 
-    static void writeHosts(PrintWriter out, List<HostStats> rows, boolean jsonLines) {
+    public static void writeHosts(PrintWriter out, List<HostStats> rows, boolean jsonLines) {
         if (jsonLines) {
             rows.forEach(r -> out.println(json(r, false)));
             return;
@@ -69,7 +69,7 @@ final class RollupTable {
         out.println("(times in microseconds)");
     }
 
-    static void writeWakeEdges(PrintWriter out, List<WakeEdge> rows, boolean jsonLines) {
+    public static void writeWakeEdges(PrintWriter out, List<WakeEdge> rows, boolean jsonLines) {
         if (jsonLines) {
             rows.forEach(r -> out.println(json(r, false)));
             return;

@@ -1,19 +1,17 @@
-package io.swapstream.cli;
+package io.swapstream.ingest;
 
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
-import io.swapstream.ingest.CollectorStatus;
-import io.swapstream.ingest.WatchedFolder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -29,7 +27,7 @@ import java.util.function.LongSupplier;
  * the watcher's own counts. The folder and the status file are read at each scrape, not by the publishing loop,
  * so they stay true while Kafka is away.
  */
-final class IngestMetrics implements MultiCollector, AutoCloseable {
+public final class IngestMetrics implements MultiCollector, AutoCloseable {
     private static final String STAGE = "ingest";
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -39,7 +37,7 @@ final class IngestMetrics implements MultiCollector, AutoCloseable {
     private final String host;
     private final LongSupplier buffersOut, sessionsOpen, sessionsEnded, nowMs;
 
-    IngestMetrics(Path dir, Function<Path, String> hostOf, String host, LongSupplier buffersOut, LongSupplier sessionsOpen,
+    public IngestMetrics(Path dir, Function<Path, String> hostOf, String host, LongSupplier buffersOut, LongSupplier sessionsOpen,
                   LongSupplier sessionsEnded, LongSupplier nowMs) {
         this.dir = dir;
         this.hostOf = hostOf;
@@ -104,7 +102,7 @@ final class IngestMetrics implements MultiCollector, AutoCloseable {
     }
 
     /** The exposition a scraper asks for by its Accept header. */
-    byte[] scrape(String accept) throws IOException {
+    public byte[] scrape(String accept) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
         registry.scrape(out, accept == null ? "" : accept);
         return out.toByteArray();

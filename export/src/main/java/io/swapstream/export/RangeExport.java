@@ -1,4 +1,4 @@
-package io.swapstream.http;
+package io.swapstream.export;
 
 import io.swapstream.decode.event.CSwitchEvent;
 import io.swapstream.decode.event.CompactBatchDecoder;

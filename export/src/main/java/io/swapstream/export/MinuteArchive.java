@@ -1,6 +1,5 @@
-package io.swapstream.cli;
+package io.swapstream.export;
 
-import io.swapstream.http.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,27 +24,30 @@ import java.time.format.DateTimeFormatter;
  * the end and renamed; a file that is there is not written again, and a {@code .part} left by a killed run is deleted
  * and written again. The caller commits its offset past the roll-up row only after the files are there.
  */
-final class MinuteArchive {
+public final class MinuteArchive {
+    /** What a file is called while it is written, before its rename. */
+    public static final String PART = ".part";
+
     static final DateTimeFormatter MINUTE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
     private final Path dir;
     private final RawSessionReader reader;
     private final PrintWriter err;
 
-    MinuteArchive(Path dir, RawSessionReader reader, PrintWriter err) {
+    public MinuteArchive(Path dir, RawSessionReader reader, PrintWriter err) {
         this.dir = dir;
         this.reader = reader;
         this.err = err;
     }
 
     /** The file {@code session}'s part of the range from {@code fromNanos} goes to, in DIR/HOST. */
-    static String fileName(long fromNanos, String session) {
+    public static String fileName(long fromNanos, String session) {
         String start = session.substring(session.lastIndexOf(':') + 1);
         return MINUTE.format(Instant.ofEpochSecond(0, fromNanos)) + "_" + start + ".etl";
     }
 
     /** Writes each session's part of {@code m} that is not archived yet; returns the files written. */
-    int archive(FlightRecorder.Minute m, String why) throws IOException {
+    public int archive(FlightRecorder.Minute m, String why) throws IOException {
         Path hostDir = dir.resolve(m.host());
         var sessions = reader.sessionsOf(m.host(), Math.floorDiv(m.fromNanos(), 1_000_000), Math.floorDiv(m.toNanos(), 1_000_000));
         int written = 0;
@@ -65,7 +67,7 @@ final class MinuteArchive {
                 RangeExport.Plan plan = RangeExport.plan(reader, session, false, m.fromNanos(), m.toNanos());
                 if (plan.inRange() == 0) continue; // the session has no event in this minute
                 Files.createDirectories(hostDir);
-                Path part = hostDir.resolve(target.getFileName() + ArchiveCommand.PART);
+                Path part = hostDir.resolve(target.getFileName() + PART);
                 if (Files.deleteIfExists(part)) err.println("swapstream archive: " + part + ": left by an earlier run; written again");
                 long buffers;
                 try (FileChannel ch = FileChannel.open(part, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);

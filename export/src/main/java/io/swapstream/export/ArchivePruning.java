@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.export;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,18 +19,18 @@ import java.util.stream.Stream;
  * @param keepMs   how long a file stays, in milliseconds; negative: no age limit
  * @param maxBytes the most the files may hold together; null: no size limit
  */
-record ArchivePruning(long keepMs, Long maxBytes) {
-    static final ArchivePruning NONE = new ArchivePruning(-1, null);
+public record ArchivePruning(long keepMs, Long maxBytes) {
+    public static final ArchivePruning NONE = new ArchivePruning(-1, null);
 
     /** One file deleted, and whether it went for its age (else for the folder's size). */
-    record Deleted(Path file, boolean forAge) {}
+    public record Deleted(Path file, boolean forAge) {}
 
-    boolean prunes() {
+    public boolean prunes() {
         return keepMs >= 0 || maxBytes != null;
     }
 
     /** Deletes what goes from {@code dir} as of {@code nowMs}; tells {@code deleted} of each file, in the order deleted. */
-    List<Deleted> prune(Path dir, long nowMs, Consumer<Deleted> deleted) throws IOException {
+    public List<Deleted> prune(Path dir, long nowMs, Consumer<Deleted> deleted) throws IOException {
         List<Deleted> out = new ArrayList<>();
         if (!prunes() || !Files.isDirectory(dir)) return out;
         record Archived(Path path, long modifiedMs, long bytes) {}

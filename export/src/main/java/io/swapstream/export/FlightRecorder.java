@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.export;
 
 import io.swapstream.schemas.avro.HostStats;
 import java.util.List;
@@ -13,24 +13,24 @@ import java.util.Set;
  * @param hosts the hosts kept; empty: every host
  * @param when  the conditions, one enough; empty: every window of the hosts
  */
-record FlightRecorder(Set<String> hosts, List<HostCondition> when) {
+public record FlightRecorder(Set<String> hosts, List<HostCondition> when) {
     /** A time range of one host, [fromNanos, toNanos), Unix epoch nanoseconds. */
-    record Minute(String host, long fromNanos, long toNanos) {}
+    public record Minute(String host, long fromNanos, long toNanos) {}
 
-    FlightRecorder {
+    public FlightRecorder {
         hosts = Set.copyOf(hosts);
         when = List.copyOf(when);
         if (hosts.isEmpty() && when.isEmpty()) throw new IllegalArgumentException("a flight recorder keeps chosen hosts, chosen minutes or both");
     }
 
     /** The condition {@code row} meets, or null; with no --when, every row meets it. */
-    HostCondition met(HostStats row) {
+    public HostCondition met(HostStats row) {
         for (HostCondition c : when) if (c.holds(row)) return c;
         return null;
     }
 
     /** The windows to keep for {@code row}, earlier first: none, its own, or the one before and its own. */
-    List<Minute> minutes(HostStats row) {
+    public List<Minute> minutes(HostStats row) {
         String host = row.getHost();
         if (!hosts.isEmpty() && !hosts.contains(host)) return List.of();
         long start = row.getWindowStartNanos();

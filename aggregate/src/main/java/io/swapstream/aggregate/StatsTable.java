@@ -1,6 +1,5 @@
-package io.swapstream.cli;
+package io.swapstream.aggregate;
 
-import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.IOException;
@@ -12,18 +11,18 @@ import java.util.List;
 import java.util.Map;
 
 /** ThreadStats for people and programs: ranked, as JSON lines or an aligned table (times in microseconds). */
-final class StatsTable {
+public final class StatsTable {
     private StatsTable() {}
 
     /** Highest {@code by} first (then window, then TID); the first {@code top} when given. */
-    static List<ThreadStats> ranked(List<ThreadStats> rows, String by, Integer top) {
+    public static List<ThreadStats> ranked(List<ThreadStats> rows, String by, Integer top) {
         List<ThreadStats> sorted = new ArrayList<>(rows);
         sorted.sort(Comparator.comparingDouble((ThreadStats t) -> ThreadStatsFields.sortValue(t, by)).reversed()
                 .thenComparingLong(ThreadStats::getWindowStartNanos).thenComparingInt(ThreadStats::getThreadId));
         return top != null && sorted.size() > top ? sorted.subList(0, top) : sorted;
     }
 
-    static void write(PrintWriter out, List<ThreadStats> rows, boolean jsonLines, boolean windowed) throws IOException {
+    public static void write(PrintWriter out, List<ThreadStats> rows, boolean jsonLines, boolean windowed) throws IOException {
         if (!jsonLines) {
             print(out, rows, windowed);
             return;
@@ -31,7 +30,7 @@ final class StatsTable {
         for (ThreadStats t : rows) out.println(RecordJson.toJson(t));
     }
 
-    static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {
+    public static void print(PrintWriter out, List<ThreadStats> rows, boolean windowed) {
         // Waits (blocked until readied) and Ready (runnable, no processor) as WPA separates them, then the whole gap
         String head = String.format("%s%-16s %-7s %-6s %-18s %-12s %7s %7s %10s %10s %10s %10s %10s %10s %10s %9s %-6s %-22s %s",
                 windowed ? String.format("%-24s ", "window") : "", "host", "tid", "pid", "process", "thread", "in", "out",
