@@ -1,27 +1,20 @@
 package io.swapstream.cli;
 
-import io.swapstream.aggregate.SessionStatistics;
-import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.bench.BenchMeasures;
 import io.swapstream.bench.CompressionTrial;
 import io.swapstream.bench.FleetBench;
+import io.swapstream.bench.PipelineRounds;
 import io.swapstream.bench.QueryLoad;
-import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.event.MaximumWaitReason;
-import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.local.Directories;
 import io.swapstream.local.EmbeddedKafkaBroker;
-import io.swapstream.local.JvmCpu;
 import io.swapstream.local.Pipeline;
-import io.swapstream.local.RollupRun;
-import io.swapstream.local.ServiceException;
 import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.SwapstreamConfig;
-import io.swapstream.schemas.avro.ThreadStats;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -29,21 +22,11 @@ import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -123,9 +106,6 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Where the last round read the batches topic to: the next round's batches are those after. */
-    private Map<TopicPartition, Long> batchesReadTo;
-
     @Override
     public Integer call() throws Exception {
         if (hosts != null) return fleet();
@@ -147,8 +127,8 @@ final class BenchCommand implements Callable<Integer> {
             err.printf("bench: %s, %.1f MiB%n", trace, bytes / 1048576.0);
             err.flush();
             // offline: the same code the stages run, on the file, in this thread
-            List<Offline> offline = new java.util.ArrayList<>();
-            for (int r = 0; r < rounds; r++) offline.add(offline(trace));
+            List<PipelineRounds.Offline> offline = new java.util.ArrayList<>();
+            for (int r = 0; r < rounds; r++) offline.add(PipelineRounds.offline(trace));
             err.printf("bench: offline done (%d switches)%n", offline.get(0).switches());
             err.flush();
             try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
@@ -173,8 +153,9 @@ final class BenchCommand implements Callable<Integer> {
                     pipeline.awaitRunning(started + timeoutMs * 1_000_000L);
                     startSecs = BenchMeasures.secs(started);
                     cpuBefore = BenchMeasures.cpuByThreadGroup();
+                    PipelineRounds rounder = new PipelineRounds();
                     for (int r = 0; r < rounds; r++) {
-                        runs.add(round(bootstrap, prefix, pipeline, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
+                        runs.add(rounder.round(bootstrap, prefix, pipeline, "bench-r" + (r + 1), trace, timeoutMs, offline.get(0)));
                         err.printf("bench: pipeline round %d done%n", r + 1);
                         err.flush();
                     }
@@ -184,7 +165,7 @@ final class BenchCommand implements Callable<Integer> {
                         codecs.put(topic, CompressionTrial.run(bootstrap, BenchMeasures.consumerConfig(bootstrap), CompressionTrial.values(BenchMeasures.consumerConfig(bootstrap),
                                 prefix + topic, "bench-r" + rounds + ":"), SwapstreamConfig.MAX_MESSAGE_BYTES));
                     }
-                    rollupFigures = rollup(bootstrap, prefix, work.resolve("state").resolve("rollup"), timeoutMs, runs);
+                    rollupFigures = PipelineRounds.rollup(bootstrap, prefix, work.resolve("state").resolve("rollup"), timeoutMs, runs);
                     if (queries) {
                         asked = QueryLoad.measure(pipeline, "/api/threads?top=25");
                         rowsIndexed = pipeline.indexes.rows();
@@ -223,122 +204,8 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * The rollup stage over every final window row the rounds wrote, from the topic's start, after them (so it takes no CPU
-     * from their figures): its rows a second and its stream thread's CPU a row, beside the aggregate's CPU a row it wrote.
-     */
-    private static String rollup(String bootstrap, String prefix, Path state, long timeoutMs, List<Pipeline.Times> runs) throws Exception {
-        long windowRows = 0;
-        long allRows = 0;
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(BenchMeasures.consumerConfig(bootstrap), new StringDeserializer(), new ByteArrayDeserializer())) {
-            String topic = prefix + SwapstreamConfig.THREAD_STATS;
-            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = c.endOffsets(parts);
-            var serde = new io.swapstream.schemas.serde.SingleObjectAvroSerde<>(ThreadStats.class);
-            while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))) {
-                for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    allRows++;
-                    ThreadStats t = serde.deserialize(r.topic(), r.value());
-                    if (t.getFinal$() && r.key().endsWith("/" + t.getWindowStartNanos())) windowRows++;
-                }
-            }
-        }
-        String appId = "bench-rollup-" + prefix;
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-        long t0 = System.nanoTime(); // its start included: it takes rows as soon as it runs
-        // the rounds are one trace as several hosts over the same minutes, read at once: a day's grace merges them all
-        Map<String, String> grace = Map.of(SwapstreamConfig.ROLLUP_GRACE_MS, String.valueOf(Duration.ofDays(1).toMillis()));
-        try (RollupRun rollup = RollupRun.start(bootstrap, appId, state, prefix, 4, (short) 1, grace, deadline, true)) {
-            rollup.awaitTaken(windowRows, deadline);
-            double secs = BenchMeasures.secs(t0);
-            double cpu = BenchMeasures.threadCpu(appId + "-rollup-");
-            double aggregateCpu = runs.stream().mapToDouble(Pipeline.Times::aggregateCpuSecs).sum();
-            return String.format("rollup stage: %d final thread-window rows (each into both roll-ups) in %.2f s, %.0f rows/s, %.1f µs CPU a row"
-                    + " (its stream thread; its start included); the aggregate's stream thread: %.1f µs CPU a row it wrote (%d rows, windows and whole-session)",
-                    windowRows, secs, windowRows / secs, cpu / windowRows * 1e6, aggregateCpu / allRows * 1e6, allRows);
-        }
-    }
 
-    /** The offline figures, and its whole-session rows: threads and switch-ins, what each pipeline round must match. */
-    record Offline(long switches, double decodeSecs, double statsSecs, long threads, long switchIns) {}
-
-    static Offline offline(Path trace) throws java.io.IOException {
-        long[] n = {0};
-        long t0 = System.nanoTime();
-        SessionDecoder.decodeBatches(trace, "bench", null, b -> n[0] += b.count(), null);
-        double decodeSecs = BenchMeasures.secs(t0);
-        SessionStatistics stats = new SessionStatistics(60_000_000_000L);
-        t0 = System.nanoTime();
-        SessionDecoder.decodeBatches(trace, "bench", null, stats::accept, null);
-        List<ThreadStats> whole = stats.wholeSession();
-        stats.windowed();
-        double statsSecs = BenchMeasures.secs(t0);
-        return new Offline(n[0], decodeSecs, statsSecs, whole.size(), whole.stream().mapToLong(ThreadStats::getSwitchInCount).sum());
-    }
-
-    /** One session through the running pipeline: ingest, decode, aggregate, and when each was done. */
-    Pipeline.Times round(String bootstrap, String prefix, Pipeline pipeline, String host, Path trace, long timeoutMs, Offline expected) throws Exception {
-        JvmCpu before = JvmCpu.now();
-        double decodeCpu0 = BenchMeasures.threadCpu("bench-" + prefix + "-decode-");
-        double aggregateCpu0 = BenchMeasures.threadCpu("bench-" + prefix + "-aggregate-");
-        long t0 = System.nanoTime();
-        BufferPublisher.Published published;
-        try (BufferPublisher publisher = new BufferPublisher(bootstrap, prefix, Map.of())) {
-            published = publisher.publish(trace, host, null, null);
-        }
-        double ingested = BenchMeasures.secs(t0);
-        long deadline = t0 + timeoutMs * 1_000_000L;
-        while (!ended(pipeline.decode, DecodeTopology.PROGRESS_STORE, published.session(), true)) pause(deadline);
-        double decoded = BenchMeasures.secs(t0);
-        double decodeCpu = BenchMeasures.threadCpu("bench-" + prefix + "-decode-") - decodeCpu0;
-        while (!ended(pipeline.aggregate, AggregateTopology.SESSIONS_STORE, published.session(), false)) pause(deadline);
-        double aggregated = BenchMeasures.secs(t0);
-        double aggregateCpu = BenchMeasures.threadCpu("bench-" + prefix + "-aggregate-") - aggregateCpu0;
-        JvmCpu used = JvmCpu.now().minus(before);
-        BenchMeasures.TopicSize batches = BenchMeasures.topicSize(bootstrap, prefix + SwapstreamConfig.SWITCH_BATCHES, batchesReadTo);
-        batchesReadTo = batches.end();
-        // a stage that stopped after its store had the session's end would still have been timed: its rows tell
-        checkFinalRows(bootstrap, prefix, published.session(), expected, pipeline, deadline);
-        return new Pipeline.Times(ingested, decoded, aggregated, published.buffers() + 1, published.bytes(), batches.records(), batches.bytes(),
-                decodeCpu, aggregateCpu, used);
-    }
-
-    private static void pause(long deadline) throws InterruptedException {
-        if (System.nanoTime() > deadline) throw new ServiceException("the pipeline did not finish within --timeout");
-        Thread.sleep(20);
-    }
-
-    /**
-     * Waits until the rows topic holds, committed, the session's final whole-session rows, and fails
-     * unless there is one for each thread offline found, with as many switch-ins in all.
-     */
-    private static void checkFinalRows(String bootstrap, String prefix, String session, Offline expected, Pipeline pipeline,
-                                       long deadline) {
-        Map<Integer, Long> whole = new HashMap<>();
-        Pipeline.readFinalRows(BenchMeasures.consumerConfig(bootstrap), prefix, Map.of(session, (int) expected.threads()), pipeline.aggregate,
-                deadline, (t, wholeSession) -> {
-                    if (wholeSession) whole.put(t.getThreadId(), t.getSwitchInCount());
-                });
-        long switchIns = whole.values().stream().mapToLong(Long::longValue).sum();
-        if (whole.size() != expected.threads() || switchIns != expected.switchIns()) {
-            throw new ServiceException("the pipeline's whole-session rows differ from offline: " + whole.size() + " threads and "
-                    + switchIns + " switch-ins, offline " + expected.threads() + " and " + expected.switchIns());
-        }
-    }
-
-    private static boolean ended(KafkaStreams streams, String store, String session, boolean decode) {
-        try {
-            byte[] v = streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.<String, byte[]>keyValueStore()))
-                    .get(session);
-            return decode ? DecodeTopology.hasEnded(v) : AggregateTopology.finishedSwitches(v) != null;
-        } catch (InvalidStateStoreException e) {
-            return false;
-        }
-    }
-
-    private static void print(PrintWriter out, Path trace, long fileBytes, List<Offline> offline, double startSecs,
+    private static void print(PrintWriter out, Path trace, long fileBytes, List<PipelineRounds.Offline> offline, double startSecs,
                               List<Pipeline.Times> runs, BenchMeasures.Ceiling raw, BenchMeasures.Ceiling batches) {
         long switches = offline.get(0).switches();
         double reference = switches / offline.get(offline.size() - 1).statsSecs();
@@ -346,7 +213,7 @@ final class BenchCommand implements Callable<Integer> {
                 fileBytes / 1048576.0, Runtime.getRuntime().availableProcessors());
         out.printf("%-50s %9s %13s %7s%n", "", "seconds", "switches/s", "ratio");
         for (int r = 0; r < offline.size(); r++) {
-            Offline o = offline.get(r);
+            PipelineRounds.Offline o = offline.get(r);
             String round = offline.size() > 1 ? "round " + (r + 1) + ": " : "";
             out.printf("%-50s %9.2f %13.0f %7s%n", round + "offline decode (one thread)", o.decodeSecs(), switches / o.decodeSecs(), "");
             out.printf("%-50s %9.2f %13.0f %7.2f%n", round + "offline decode + stats (one thread)", o.statsSecs(),
@@ -381,7 +248,7 @@ final class BenchCommand implements Callable<Integer> {
         out.printf("ratio: switches/s over the last round's offline decode + stats%n");
         // one round's offline figure moves by a third from round to round on 2 cores: medians of the later half say more
         int from = runs.size() / 2;
-        double offlineMedian = BenchMeasures.median(offline.subList(from, offline.size()).stream().mapToDouble(Offline::statsSecs).toArray());
+        double offlineMedian = BenchMeasures.median(offline.subList(from, offline.size()).stream().mapToDouble(PipelineRounds.Offline::statsSecs).toArray());
         double endToEndMedian = BenchMeasures.median(runs.subList(from, runs.size()).stream().mapToDouble(Pipeline.Times::aggregated).toArray());
         out.printf("rounds %d to %d, medians: offline decode + stats %.2f s, pipeline end to end %.2f s, ratio %.2f%n", from + 1,
                 runs.size(), offlineMedian, endToEndMedian, offlineMedian / endToEndMedian);

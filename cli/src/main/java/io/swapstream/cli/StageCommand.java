@@ -16,6 +16,7 @@ import io.swapstream.ingest.TopicSetup;
 import io.swapstream.local.Pipeline;
 import io.swapstream.local.StageConfig;
 import io.swapstream.local.UserInputException;
+import io.swapstream.stage.ThreadReplacementPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

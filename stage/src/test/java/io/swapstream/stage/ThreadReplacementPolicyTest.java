@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.stage;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.stage;
 
 import io.swapstream.schemas.RecoveryBudget;
 import org.apache.kafka.common.KafkaException;
@@ -12,14 +12,14 @@ import org.apache.kafka.common.errors.SerializationException;
  * tasks' state from their changelogs, exactly once; and not ours, nor credentials, nor bad records,
  * which a new thread would meet again. Bounded, so that a failure that keeps coming stops the stage.
  */
-final class ThreadReplacementPolicy {
-    static final int MAX_REPLACEMENTS = 5;
-    static final long WINDOW_MS = 10 * 60_000L;
+public final class ThreadReplacementPolicy {
+    public static final int MAX_REPLACEMENTS = 5;
+    public static final long WINDOW_MS = 10 * 60_000L;
 
     private final RecoveryBudget budget = new RecoveryBudget(MAX_REPLACEMENTS, WINDOW_MS);
 
     /** Whether to replace the thread that failed with {@code e} at {@code nowMs}. */
-    boolean replace(Throwable e, long nowMs) {
+    public boolean replace(Throwable e, long nowMs) {
         return transientKafkaError(e) && budget.spend(nowMs);
     }
 
