@@ -1,5 +1,9 @@
 package io.swapstream.cli;
 
+import io.swapstream.cli.kafka.Denials;
+import io.swapstream.cli.kafka.Denied;
+import io.swapstream.cli.kafka.KafkaOptions;
+import io.swapstream.cli.kafka.RoleAcls;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.export.ArchivePruning;
 import io.swapstream.export.FlightRecorder;
@@ -55,9 +59,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "archive", description = "Writes every session of etw.raw-buffers, once ended, to DIR/HOST/START.etl, exactly once"
         + " across restarts; with --hosts or --when, only chosen minutes, each as a range export to DIR/HOST/MINUTE_START.etl;"
         + " with --keep and --max-size, the oldest files go first.")
-final class ArchiveCommand implements Callable<Integer>, Denials {
+public final class ArchiveCommand implements Callable<Integer>, Denials {
     /** The consumer group's default: one archive per folder, restarted under the same name. */
-    static final String DEFAULT_GROUP = "swapstream-archive";
+    public static final String DEFAULT_GROUP = "swapstream-archive";
     /** The flight recorder's default group: it follows another topic, so it keeps its own place. */
     static final String DEFAULT_MINUTES_GROUP = "swapstream-archive-minutes";
     /**

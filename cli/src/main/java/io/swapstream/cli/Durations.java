@@ -12,7 +12,7 @@ import picocli.CommandLine.TypeConversionException;
  * ("PT1H"). Every duration option is a {@link Duration}; picocli refuses a bad one in one line naming the option,
  * before the command starts. A window of 0 means the whole session, wherever a window is taken.
  */
-final class Durations {
+public final class Durations {
     private Durations() {}
 
     /** Duration suffixes and their nanoseconds, "ms" before "m" and "s", which it ends with. */
@@ -46,7 +46,7 @@ final class Durations {
     }
 
     /** A window: more than 0, or 0 for whole-session statistics alone. */
-    static final class Window implements ITypeConverter<Duration> {
+    public static final class Window implements ITypeConverter<Duration> {
         @Override
         public Duration convert(String s) {
             Duration d = parse(s);

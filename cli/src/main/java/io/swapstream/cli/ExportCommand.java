@@ -1,5 +1,9 @@
 package io.swapstream.cli;
 
+import io.swapstream.cli.kafka.Denials;
+import io.swapstream.cli.kafka.Denied;
+import io.swapstream.cli.kafka.KafkaOptions;
+import io.swapstream.cli.kafka.RoleAcls;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;

@@ -1,5 +1,9 @@
 package io.swapstream.cli;
 
+import io.swapstream.cli.kafka.Denials;
+import io.swapstream.cli.kafka.Denied;
+import io.swapstream.cli.kafka.KafkaOptions;
+import io.swapstream.cli.kafka.RoleAcls;
 import io.swapstream.ingest.AfterPublish;
 import io.swapstream.ingest.BufferPublisher;
 import io.swapstream.ingest.DirectoryIngest;

@@ -8,7 +8,7 @@ import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** Option parsing and checks shared by the commands: every value is checked before work starts. */
-final class Options {
+public final class Options {
     private Options() {}
 
     /** The host of a trace: given, or the file name without its extension. */
@@ -23,7 +23,7 @@ final class Options {
     }
 
     /** {@code host}, when it can begin a session id; else refused in one line naming {@code where} it came from. */
-    static String checkedHost(String host, String where) {
+    public static String checkedHost(String host, String where) {
         String problem = io.swapstream.etw.LogfileHeader.hostProblem(host);
         if (problem != null) throw new UserInputException(where + ": " + problem + " (give another with --host)");
         return host;
@@ -59,7 +59,7 @@ final class Options {
     }
 
     /** HOST:PORT, the port 0 to 65535. */
-    static void hostPort(String option, String s) {
+    public static void hostPort(String option, String s) {
         int colon = s.lastIndexOf(':');
         String why = null;
         if (colon <= 0) {
@@ -75,7 +75,7 @@ final class Options {
         if (why != null) throw new UserInputException(option + ": '" + s + "': " + why);
     }
 
-    static void atLeast(String option, long value, long min) {
+    public static void atLeast(String option, long value, long min) {
         if (value < min) throw new UserInputException(option + " must be at least " + min + ", not " + value);
     }
 

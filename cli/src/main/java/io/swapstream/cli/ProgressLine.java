@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * printed when it changed, and at least every {@value #QUIET_LOOKS} looks (5 minutes) while it stays the same,
  * so an idle process says it is alive without filling its log with the same line.
  */
-final class ProgressLine implements AutoCloseable {
+public final class ProgressLine implements AutoCloseable {
     static final long EVERY_SECONDS = 10;
     static final int QUIET_LOOKS = 30;
 
@@ -23,7 +23,7 @@ final class ProgressLine implements AutoCloseable {
     });
     private final Repeats repeats = new Repeats();
 
-    ProgressLine(PrintWriter err, String prefix, Supplier<String> line) {
+    public ProgressLine(PrintWriter err, String prefix, Supplier<String> line) {
         timer.scheduleAtFixedRate(() -> {
             try {
                 String l = repeats.next(line.get());

@@ -3,6 +3,8 @@ package io.swapstream.cli;
 import io.swapstream.aggregate.StatsTable;
 import io.swapstream.aggregate.rollup.RollupTable;
 import io.swapstream.aggregate.streams.AggregateTopology;
+import io.swapstream.cli.kafka.KafkaOptions;
+import io.swapstream.cli.kafka.KafkaReachability;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.generate.GeneratorOptions;

@@ -1,5 +1,14 @@
 package io.swapstream.cli;
 
+import io.swapstream.cli.kafka.AclsCommand;
+import io.swapstream.cli.kafka.BrokerCommand;
+import io.swapstream.cli.kafka.Denials;
+import io.swapstream.cli.kafka.SchemasCommand;
+import io.swapstream.cli.kafka.TopicsCommand;
+import io.swapstream.cli.stage.AggregateCommand;
+import io.swapstream.cli.stage.DecodeCommand;
+import io.swapstream.cli.stage.HttpUserCommand;
+import io.swapstream.cli.stage.RollupCommand;
 import io.swapstream.etw.EtlFormatException;
 import io.swapstream.local.ServiceException;
 import io.swapstream.local.UserInputException;
@@ -23,8 +32,8 @@ import picocli.CommandLine;
 @Command(name = "swapstream", mixinStandardHelpOptions = true, version = "swapstream " + Swapstream.RELEASE,
         description = "Windows context-switch traces to per-thread scheduling statistics.",
         subcommands = {RunCommand.class, InspectCommand.class, SwitchesCommand.class, StatsCommand.class, GenerateCommand.class,
-            IngestCommand.class, ExportCommand.class, ArchiveCommand.class, TopicsCommand.class, AclsCommand.class, StageCommand.Decode.class,
-            StageCommand.Aggregate.class, StageCommand.Rollup.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class,
+            IngestCommand.class, ExportCommand.class, ArchiveCommand.class, TopicsCommand.class, AclsCommand.class, DecodeCommand.class,
+            AggregateCommand.class, RollupCommand.class, BrokerCommand.class, TailCommand.class, BenchCommand.class, HttpUserCommand.class,
             SchemasCommand.class,
             CommandLine.HelpCommand.class})
 public final class Swapstream {
@@ -108,7 +117,7 @@ public final class Swapstream {
     }
 
     /** One line for the user: what happened, never a class name or a stack trace. */
-    static String userMessage(Throwable e) {
+    public static String userMessage(Throwable e) {
         e = unwrap(e);
         // a registry's refusal may come wrapped by Kafka Streams (a serializer's first record of a topic)
         for (Throwable c = e; c != null && c.getCause() != c; c = c.getCause()) {

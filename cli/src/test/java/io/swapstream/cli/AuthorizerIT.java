@@ -3,6 +3,7 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.cli.kafka.RoleAcls;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;

@@ -3,6 +3,7 @@ package io.swapstream.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.swapstream.cli.kafka.Denied;
 import io.swapstream.local.BrokerSecurity;
 import io.swapstream.local.EmbeddedKafkaBroker;
 import java.nio.file.Files;

@@ -2,6 +2,7 @@ package io.swapstream.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.swapstream.cli.kafka.BrokerCommand;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

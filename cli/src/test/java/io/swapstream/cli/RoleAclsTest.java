@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.swapstream.aggregate.rollup.streams.RollupSettings;
-import io.swapstream.cli.RoleAcls.Role;
+import io.swapstream.cli.kafka.AclsCommand;
+import io.swapstream.cli.kafka.RoleAcls.Role;
+import io.swapstream.cli.kafka.RoleAcls;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.local.Pipeline;

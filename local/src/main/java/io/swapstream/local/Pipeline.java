@@ -36,10 +36,10 @@ import org.apache.kafka.streams.Topology;
 
 /** Builds and runs the two stages' Kafka Streams instances. */
 public final class Pipeline implements AutoCloseable {
-    public final KafkaStreams decode ;
-    public final KafkaStreams aggregate ;
+    public final KafkaStreams decode;
+    public final KafkaStreams aggregate;
     /** The aggregate's row indexes, for a query API over it. */
-    public final RowIndexes indexes ;
+    public final RowIndexes indexes;
 
     Pipeline(KafkaStreams decode, KafkaStreams aggregate, RowIndexes indexes) {
         this.decode = decode;

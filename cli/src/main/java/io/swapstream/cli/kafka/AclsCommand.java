@@ -1,6 +1,8 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
-import io.swapstream.cli.RoleAcls.Role;
+import io.swapstream.cli.ArchiveCommand;
+import io.swapstream.cli.Options;
+import io.swapstream.cli.kafka.RoleAcls.Role;
 import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.json.RecordJson;
 import java.io.PrintWriter;
@@ -23,7 +25,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "acls", description = "The Kafka ACLs one role of the pipeline needs, as kafka-acls.sh lines or JSON;"
         + " with --apply, created through the Admin API (with an admin's --client-config).")
-final class AclsCommand implements Callable<Integer>, Denials {
+public final class AclsCommand implements Callable<Integer>, Denials {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 
@@ -88,7 +90,7 @@ final class AclsCommand implements Callable<Integer>, Denials {
     }
 
     /** One kafka-acls.sh line per resource, its operations together. */
-    static List<String> kafkaAcls(List<AclBinding> bindings) {
+    public static List<String> kafkaAcls(List<AclBinding> bindings) {
         Map<ResourcePattern, List<AclBinding>> byResource = new LinkedHashMap<>();
         for (AclBinding b : bindings) byResource.computeIfAbsent(b.pattern(), p -> new ArrayList<>()).add(b);
         List<String> lines = new ArrayList<>();
@@ -117,7 +119,7 @@ final class AclsCommand implements Callable<Integer>, Denials {
     }
 
     /** The bindings as a JSON array, one object each. */
-    static String json(List<AclBinding> bindings) {
+    public static String json(List<AclBinding> bindings) {
         return RecordJson.toJson(g -> {
             g.writeStartArray();
             for (AclBinding b : bindings) {

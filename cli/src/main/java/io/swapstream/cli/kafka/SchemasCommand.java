@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
 import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.RecordTopics;
@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "schemas", description = "Write the topics' Avro schemas, each loadable alone (earlier versions too), with each"
         + " one's single-object fingerprint (the 8 bytes after C3 01 in a record); or register them all in a schema registry.")
-final class SchemasCommand implements Callable<Integer> {
+public final class SchemasCommand implements Callable<Integer> {
     @Option(names = "--register", paramLabel = "URL", description = "register every schema, earlier versions first, under its topic's"
             + " value subject (TOPIC-value, compatibility BACKWARD) in this schema registry (Confluent's API or Apicurio's)")
     String register;

@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
 import io.swapstream.local.ServiceException;
 import io.swapstream.local.UserInputException;
@@ -25,7 +25,7 @@ import org.apache.kafka.clients.admin.DescribeClusterOptions;
  * not resolve, the connection was refused, nobody answered, or something answered that is not Kafka.
  * Waits up to the connect timeout, so a broker that is still starting is waited for.
  */
-final class KafkaReachability {
+public final class KafkaReachability {
     private KafkaReachability() {}
 
     record Server(String host, int port) {
@@ -62,7 +62,7 @@ final class KafkaReachability {
      *
      * @throws ServiceException naming the servers and what went wrong, after {@code timeoutMs}
      */
-    static void await(String bootstrap, long timeoutMs, Map<String, Object> clientConfig) {
+    public static void await(String bootstrap, long timeoutMs, Map<String, Object> clientConfig) {
         await(bootstrap, timeoutMs, clientConfig, line -> { });
     }
 
@@ -70,7 +70,7 @@ final class KafkaReachability {
      * As {@link #await(String, long, Map)}, telling {@code notice} at once, in one line, the first time the servers do not
      * answer (refused, no answer, not Kafka): the wait then goes on quietly until the timeout.
      */
-    static void await(String bootstrap, long timeoutMs, Map<String, Object> clientConfig, java.util.function.Consumer<String> notice) {
+    public static void await(String bootstrap, long timeoutMs, Map<String, Object> clientConfig, java.util.function.Consumer<String> notice) {
         List<Server> servers = parse(bootstrap);
         boolean told = false;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);

@@ -1,5 +1,7 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
+import io.swapstream.cli.ProgressLine;
+import io.swapstream.cli.Swapstream;
 import io.swapstream.local.BrokerSecurity;
 import io.swapstream.local.EmbeddedKafkaBroker;
 import io.swapstream.local.ServiceException;
@@ -21,7 +23,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "broker", description = "A Kafka (KRaft) broker on 127.0.0.1 for local use, until stopped: a single node, or with"
         + " --node-id, --controller-port and --controllers one node of a local cluster; its data survives a restart on the same --data-dir.")
-final class BrokerCommand implements Callable<Integer> {
+public final class BrokerCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Option(names = "--data-dir", defaultValue = "swapstream-broker", paramLabel = "DIR", description = "where the broker keeps its data and configuration")
@@ -132,7 +134,7 @@ final class BrokerCommand implements Callable<Integer> {
      * The bytes of the log segments: a partition's index files are preallocated (10 MiB each, mostly holes), so
      * every file's length added up overstated a 77 MiB directory as 4,252 MiB.
      */
-    static long size(Path dir) {
+    public static long size(Path dir) {
         try (Stream<Path> s = Files.walk(dir)) {
             return s.filter(p -> Files.isRegularFile(p) && p.getFileName().toString().endsWith(".log")).mapToLong(p -> p.toFile().length()).sum();
         } catch (Exception e) {

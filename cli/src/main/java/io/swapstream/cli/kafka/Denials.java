@@ -1,6 +1,6 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
 /** A command that says a right Kafka refused in one line: what it acts as, and for whom. */
-interface Denials {
+public interface Denials {
     Denied denied();
 }

@@ -1,8 +1,9 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
 import static io.swapstream.schemas.SwapstreamConfig.*;
 import static org.apache.kafka.common.acl.AclOperation.*;
 
+import io.swapstream.cli.ArchiveCommand;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.local.StageConfig;
 import java.util.ArrayList;
@@ -24,17 +25,17 @@ import org.apache.kafka.common.resource.ResourceType;
  * role reads and writes are listed here by the same suffixes the stages use; RoleAclsTest holds them to each stage's
  * topology and clients.
  */
-final class RoleAcls {
+public final class RoleAcls {
     private RoleAcls() {}
 
-    enum Role {
+    public enum Role {
         INGEST, DECODE, AGGREGATE, ROLLUP, READER, EXPORT, ARCHIVE, ADMIN;
 
         String label() { return name().toLowerCase(Locale.ROOT); }
     }
 
     /** The topics a role reads, by suffix. */
-    static final Map<Role, List<String>> READS = Map.of(
+    public static final Map<Role, List<String>> READS = Map.of(
             // ingest FILE skips sessions that have ended; --watch resumes from its committed positions
             Role.INGEST, List.of(SESSIONS, INGEST_POSITIONS),
             Role.DECODE, List.of(RAW_BUFFERS),
@@ -50,7 +51,7 @@ final class RoleAcls {
             Role.ADMIN, List.of());
 
     /** The topics a role writes, by suffix. */
-    static final Map<Role, List<String>> WRITES = Map.of(
+    public static final Map<Role, List<String>> WRITES = Map.of(
             Role.INGEST, List.of(RAW_BUFFERS, DEAD_LETTERS, INGEST_POSITIONS),
             Role.DECODE, List.of(SESSIONS, SWITCH_BATCHES, CONTEXT_SWITCHES, THREADS, DEAD_LETTERS),
             Role.AGGREGATE, List.of(THREAD_STATS, WAKE_EDGES),
@@ -62,7 +63,7 @@ final class RoleAcls {
             Role.ADMIN, List.of());
 
     /** The rollup's /metrics feed: a consumer group of its own beside its application's. */
-    static final String FLEET_METRICS_GROUP_SUFFIX = "-fleet-metrics";
+    public static final String FLEET_METRICS_GROUP_SUFFIX = "-fleet-metrics";
 
     /**
      * Where a role's bindings apply.
@@ -72,15 +73,15 @@ final class RoleAcls {
      * @param group         for {@link Role#READER}: the consumer groups it may use begin with this, or null for none (tail needs none);
      *                      for {@link Role#ARCHIVE}: its groups begin with this, or null for the defaults' common start
      */
-    record Scope(String prefix, String applicationId, String host, String group) {}
+    public record Scope(String prefix, String applicationId, String host, String group) {}
 
     /** The stages' roles by the stage's name. */
-    static Role ofStage(String stage) {
+    public static Role ofStage(String stage) {
         return Role.valueOf(stage.toUpperCase(Locale.ROOT));
     }
 
     /** The bindings {@code role} needs, for {@code principal} ({@code User:NAME}), allowed from any client host. */
-    static List<AclBinding> bindings(Role role, String principal, Scope s) {
+    public static List<AclBinding> bindings(Role role, String principal, Scope s) {
         Rights r = new Rights(principal);
         for (String suffix : READS.get(role)) r.add(ResourceType.TOPIC, topic(s.prefix(), suffix), PatternType.LITERAL, READ);
         for (String suffix : WRITES.get(role)) r.add(ResourceType.TOPIC, topic(s.prefix(), suffix), PatternType.LITERAL, WRITE);
@@ -119,14 +120,14 @@ final class RoleAcls {
     }
 
     /** The suffixes of the topics {@code role} reads or writes. */
-    static Set<String> suffixes(Role role) {
+    public static Set<String> suffixes(Role role) {
         Set<String> t = new LinkedHashSet<>(READS.get(role));
         t.addAll(WRITES.get(role));
         return t;
     }
 
     /** The operations {@code bindings} allow on topic {@code name}, as its ACLs would match it (literal or by prefix). */
-    static List<AclOperation> operationsOnTopic(List<AclBinding> bindings, String name) {
+    public static List<AclOperation> operationsOnTopic(List<AclBinding> bindings, String name) {
         List<AclOperation> ops = new ArrayList<>();
         for (AclBinding b : bindings) {
             ResourcePattern p = b.pattern();

@@ -1,6 +1,6 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
-import io.swapstream.cli.RoleAcls.Role;
+import io.swapstream.cli.kafka.RoleAcls.Role;
 import io.swapstream.ingest.MissingTopicsException;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +19,7 @@ import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
  * A right Kafka refused, in one line naming the principal, the operation and the resource. Kafka's exceptions name the
  * resource (not always) but never the operation: that is what the role needs there, as {@link RoleAcls} lists it.
  */
-final class Denied {
+public final class Denied {
     private static final Pattern JAAS_USER = Pattern.compile("username\\s*=\\s*\"([^\"]*)\"");
 
     private final String principal;
@@ -35,7 +35,7 @@ final class Denied {
     }
 
     /** For a client of {@code role} with {@code clientConfig} (its --client-config). */
-    static Denied of(Role role, Map<String, ?> clientConfig, RoleAcls.Scope scope) {
+    public static Denied of(Role role, Map<String, ?> clientConfig, RoleAcls.Scope scope) {
         return new Denied(principal(clientConfig), role, scope);
     }
 
@@ -43,7 +43,7 @@ final class Denied {
      * The principal the broker sees, as far as the client's settings tell: a SASL user's name; a certificate's is
      * the broker's to map (ssl.principal.mapping.rules); without either, ANONYMOUS.
      */
-    static String principal(Map<String, ?> clientConfig) {
+    public static String principal(Map<String, ?> clientConfig) {
         Object jaas = clientConfig.get("sasl.jaas.config");
         if (jaas != null) {
             Matcher m = JAAS_USER.matcher(jaas.toString());
@@ -55,7 +55,7 @@ final class Denied {
     }
 
     /** The line for {@code e}, or null when it is no refusal. */
-    String line(Throwable e) {
+    public String line(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             String what = what(c);
             if (what != null) return what;

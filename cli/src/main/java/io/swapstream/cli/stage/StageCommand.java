@@ -1,19 +1,19 @@
-package io.swapstream.cli;
+package io.swapstream.cli.stage;
 
 import static io.swapstream.stage.StageSensors.*;
 
-import io.swapstream.aggregate.rollup.streams.RollupSettings;
+import io.swapstream.cli.Options;
+import io.swapstream.cli.ProgressLine;
+import io.swapstream.cli.Swapstream;
+import io.swapstream.cli.kafka.Denials;
+import io.swapstream.cli.kafka.Denied;
+import io.swapstream.cli.kafka.KafkaOptions;
+import io.swapstream.cli.kafka.RoleAcls;
 import io.swapstream.http.HttpTls;
 import io.swapstream.http.HttpUsers;
-import io.swapstream.http.Peers;
-import io.swapstream.http.RollupApi;
-import io.swapstream.http.RollupMetrics;
-import io.swapstream.http.RollupRowsFeed;
 import io.swapstream.http.StageHttp;
 import io.swapstream.http.StageMetrics;
-import io.swapstream.http.StatsApi;
 import io.swapstream.ingest.TopicSetup;
-import io.swapstream.local.Pipeline;
 import io.swapstream.local.StageConfig;
 import io.swapstream.local.UserInputException;
 import io.swapstream.stage.ThreadReplacementPolicy;
@@ -31,7 +31,6 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
-import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -270,160 +269,5 @@ abstract class StageCommand implements Callable<Integer>, Denials {
         return String.format("%s; %d switches in, %d rows out, %d windows closed, %d sessions open, %d ended, lag %.0f records",
                 streams.state(), n.applyAsLong(SWITCHES_IN), n.applyAsLong(STATS_OUT), n.applyAsLong(WINDOWS_CLOSED), open,
                 n.applyAsLong(SESSIONS_ENDED), StageMetrics.lag(streams));
-    }
-
-    @Command(name = "decode", defaultValueProvider = HttpDefault.class, description = "Run the decode stage (raw buffers to switch batches, sessions, threads) until stopped.")
-    static final class Decode extends StageCommand {
-        @Option(names = "--idle-timeout", defaultValue = "10m", paramLabel = "DURATION",
-                description = "a session with no buffer for this long ends as incomplete")
-        Duration idleTimeout;
-
-        @Option(names = "--rows", description = "also write one record per switch to the context-switches topic")
-        boolean rows;
-
-        @Option(names = "--max-lateness", defaultValue = "5m", paramLabel = "DURATION", description = "a live session's merge waits"
-                + " this long at most for a processor's buffer before it lets later switches out (one that then comes is counted"
-                + " out of order and has no derived times); a finished file's merge waits for its own lateness")
-        Duration maxLateness;
-
-        @Option(names = "--max-merge-memory", paramLabel = "MIB", description = "MiB a session's merge may hold before its oldest"
-                + " items leave; default a quarter of the JVM's maximum heap")
-        Long maxMergeMiB;
-
-        String stage() { return StageConfig.DECODE; }
-
-        String defaultHttp() { return "127.0.0.1:8081"; }
-
-        @Override
-        void validate() {
-            if (maxMergeMiB != null) Options.atLeast("--max-merge-memory", maxMergeMiB, 1);
-        }
-
-        @Override
-        Map<String, String> stageSettings() {
-            Map<String, String> m = new java.util.HashMap<>();
-            m.put(io.swapstream.schemas.SwapstreamConfig.SESSION_IDLE_TIMEOUT_MS,
-                    String.valueOf(idleTimeout.toMillis()));
-            m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_ROWS, String.valueOf(rows));
-            m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_MAX_LATENESS_MS,
-                    String.valueOf(Math.max(1, maxLateness.toMillis())));
-            if (maxMergeMiB != null) {
-                m.put(io.swapstream.schemas.SwapstreamConfig.DECODE_MAX_QUEUE_BYTES, String.valueOf(Math.multiplyExact(maxMergeMiB, 1L << 20)));
-            }
-            return m;
-        }
-
-        Topology topology(Properties config) { return Pipeline.decodeTopology(config); }
-    }
-
-    @Command(name = "aggregate", defaultValueProvider = HttpDefault.class, description = "Run the aggregate stage (switches to per-thread statistics) until stopped.")
-    static final class Aggregate extends StageCommand {
-        @Option(names = "--window", defaultValue = "60s", paramLabel = "DURATION", converter = Durations.Window.class,
-                description = "tumbling window of the windowed statistics; 0s: whole-session statistics alone")
-        Duration window;
-
-        @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often changed statistics are emitted")
-        Duration emit;
-
-        @Option(names = "--keep-windows", defaultValue = "60", paramLabel = "N", description = "closed windows per session the queries"
-                + " keep (the topic has them all); a thread's answer says when earlier ones were dropped")
-        int keepWindows;
-
-        /** The tasks' row indexes, shared by the topology's processors and the query API. */
-        final io.swapstream.aggregate.streams.RowIndexes indexes = new io.swapstream.aggregate.streams.RowIndexes();
-
-        String stage() { return StageConfig.AGGREGATE; }
-
-        String defaultHttp() { return "127.0.0.1:8080"; }
-
-        @Override
-        void routes(StageHttp server, KafkaStreams streams) {
-            StatsApi api = new StatsApi(streams, indexes, advertised, server.scheme(), server.tls()).keeping(keepWindows);
-            server.route("/api/", api::answer);
-            // a session's trace as an .etl file, read from etw.raw-buffers by whichever instance is asked
-            server.route(io.swapstream.http.EtlApi.PREFIX, new io.swapstream.http.EtlApi(bootstrap, kafka.prefix, kafka.clientConfig())::answer);
-            server.staticFiles("/swapstream-page");
-        }
-
-        @Override
-        void validate() {
-            Options.atLeast("--keep-windows", keepWindows, 1);
-        }
-
-        @Override
-        Map<String, String> stageSettings() {
-            Map<String, String> m = new java.util.HashMap<>(Pipeline.aggregateSettings(window.toNanos(), emit.toMillis()));
-            m.put(io.swapstream.schemas.SwapstreamConfig.AGGREGATE_KEEP_WINDOWS, String.valueOf(keepWindows));
-            return m;
-        }
-
-        Topology topology(Properties config) {
-            return Pipeline.aggregateTopology(config, indexes);
-        }
-    }
-
-    @Command(name = "rollup", defaultValueProvider = HttpDefault.class, description = "Run the rollup stage (final window rows to per-process and per-host roll-ups across"
-            + " hosts) until stopped.")
-    static final class Rollup extends StageCommand {
-        @Option(names = "--max-wait", defaultValue = "2m", paramLabel = "DURATION", description = "once a host has moved past a window,"
-                + " the window waits at most this long for the other live hosts (each judged by its own rows); a row that comes"
-                + " later is merged into a revision of the window's rows, never dropped")
-        Duration maxWait;
-
-        @Option(names = "--grace", defaultValue = "2m", paramLabel = "DURATION", description = "a window's roll-up also closes once no"
-                + " row for it has come for this long")
-        Duration grace;
-
-        @Option(names = "--metrics-processes", defaultValue = "100", paramLabel = "N", description = "process names with series of"
-                + " their own in /metrics' fleet histograms: those with the most ready time lately; the rest add up under"
-                + " process=\"_other\"")
-        int metricsProcesses;
-
-        @Option(names = "--metrics-hosts", defaultValue = "1000", paramLabel = "N", description = "hosts with series of their own in"
-                + " /metrics' fleet histograms, as --metrics-processes")
-        int metricsHosts;
-
-        @Option(names = "--aggregate-page", defaultValue = "http://127.0.0.1:8080/", paramLabel = "URL",
-                description = "the aggregate's page, where the fleet page sends a click on a host")
-        String aggregatePage;
-
-        String stage() { return StageConfig.ROLLUP; }
-
-        String defaultHttp() { return "127.0.0.1:8082"; }
-
-        @Override
-        void validate() {
-            Options.atLeast("--metrics-processes", metricsProcesses, 0);
-            Options.atLeast("--metrics-hosts", metricsHosts, 0);
-        }
-
-        @Override
-        AutoCloseable beside(StageMetrics metrics, Properties config, String bootstrap) {
-            RollupMetrics fleet = new RollupMetrics(metricsProcesses, metricsHosts);
-            metrics.add(fleet);
-            Map<String, Object> client = new java.util.HashMap<>(kafka.clientConfig());
-            client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            return new RollupRowsFeed(client, config.getProperty(StreamsConfig.APPLICATION_ID_CONFIG) + RoleAcls.FLEET_METRICS_GROUP_SUFFIX,
-                    RollupSettings.from(StageConfig.asMap(config)), fleet).start();
-        }
-
-        @Override
-        Map<String, String> stageSettings() {
-            return Map.of(io.swapstream.schemas.SwapstreamConfig.ROLLUP_GRACE_MS,
-                    String.valueOf(Math.max(1, grace.toMillis())),
-                    io.swapstream.schemas.SwapstreamConfig.ROLLUP_MAX_WAIT_MS,
-                    String.valueOf(Math.max(1, maxWait.toMillis())));
-        }
-
-        @Override
-        void routes(StageHttp server, KafkaStreams streams) {
-            RollupApi api = new RollupApi(streams, new Peers(streams, advertised, server.scheme(), server.tls()), aggregatePage);
-            server.route("/api/", api::answer);
-            // a session's trace as an .etl file, read from etw.raw-buffers by whichever instance is asked
-            server.route(io.swapstream.http.EtlApi.PREFIX, new io.swapstream.http.EtlApi(bootstrap, kafka.prefix, kafka.clientConfig())::answer);
-            server.staticFiles("/swapstream-fleet");
-        }
-
-        Topology topology(Properties config) { return Pipeline.rollupTopology(config, null); }
     }
 }

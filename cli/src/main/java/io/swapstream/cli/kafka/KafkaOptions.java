@@ -1,13 +1,14 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
+import io.swapstream.cli.Options;
 import io.swapstream.local.StageConfig;
 import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.SwapstreamConfig;
-import java.time.Duration;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -17,16 +18,16 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Option;
 
 /** The options every Kafka-facing command shares; names match the configuration keys of docker-compose. */
-final class KafkaOptions {
+public final class KafkaOptions {
     @Option(names = {"--bootstrap-servers", "-b"}, paramLabel = "HOST:PORT",
             description = "Kafka bootstrap servers, comma-separated; default: $KAFKA_BOOTSTRAP")
     String bootstrapServers;
 
     @Option(names = "--topic-prefix", defaultValue = SwapstreamConfig.DEFAULT_PREFIX, paramLabel = "PREFIX", description = "prefix of every topic name")
-    String prefix;
+    public String prefix;
 
     @Option(names = "--partitions", defaultValue = "4", paramLabel = "N", description = "partitions of the topics this creates")
-    int partitions;
+    public int partitions;
 
     @Option(names = "--replication", paramLabel = "N", description = "replication factor of the topics this creates (and the stages'"
             + " changelogs); default: the cluster's brokers, at most 3, with min.insync.replicas 2 at 3")
@@ -48,14 +49,14 @@ final class KafkaOptions {
     private Map<String, Object> loaded;
 
     /** The bootstrap servers given, else $KAFKA_BOOTSTRAP; null when neither. */
-    String bootstrapOrNull() {
+    public String bootstrapOrNull() {
         if (bootstrapServers != null) return bootstrapServers;
         String env = System.getenv("KAFKA_BOOTSTRAP");
         return env == null || env.isBlank() ? null : env;
     }
 
     /** Checks every value without touching the network. */
-    void validate(boolean bootstrapRequired) {
+    public void validate(boolean bootstrapRequired) {
         if (bootstrapRequired && bootstrapOrNull() == null) {
             throw new UserInputException("no Kafka: give --bootstrap-servers HOST:PORT or set KAFKA_BOOTSTRAP");
         }
@@ -69,12 +70,12 @@ final class KafkaOptions {
         }
     }
 
-    long connectTimeoutMs() {
+    public long connectTimeoutMs() {
         return connectTimeout.toMillis();
     }
 
     /** Validates, waits until Kafka answers, and returns the bootstrap servers. */
-    String connect() {
+    public String connect() {
         validate(true);
         String b = bootstrapOrNull();
         KafkaReachability.await(b, connectTimeoutMs(), clientConfig(), this::notice);
@@ -82,7 +83,7 @@ final class KafkaOptions {
     }
 
     /** A line on the command's stderr, at once. */
-    void notice(String line) {
+    public void notice(String line) {
         if (mixee == null) return;
         java.io.PrintWriter err = mixee.commandLine().getErr();
         err.println("swapstream: " + line);
@@ -94,7 +95,7 @@ final class KafkaOptions {
     picocli.CommandLine.Model.CommandSpec mixee;
 
     /** The properties of --client-config, or none. */
-    Map<String, Object> clientConfig() {
+    public Map<String, Object> clientConfig() {
         if (loaded != null) return loaded;
         Map<String, Object> m = properties("--client-config", clientConfig);
         if (schemaRegistry != null) m.put(SwapstreamConfig.SCHEMA_REGISTRY_URL, registryUrl("--schema-registry", schemaRegistry));
@@ -124,20 +125,20 @@ final class KafkaOptions {
     }
 
     /** The same as strings, for Kafka Streams overrides. */
-    Map<String, String> clientConfigStrings() {
+    public Map<String, String> clientConfigStrings() {
         Map<String, String> m = new HashMap<>();
         clientConfig().forEach((k, v) -> m.put(k, v.toString()));
         return m;
     }
 
     /** The replication factor given, else the cluster's brokers, at most three. */
-    short replication(Admin admin) throws InterruptedException, ExecutionException {
+    public short replication(Admin admin) throws InterruptedException, ExecutionException {
         if (replication != null) return replication;
         return StageConfig.defaultReplication(admin.describeCluster().nodes().get().size());
     }
 
     /** Settings for an admin client that gives up after the connect timeout. */
-    Map<String, Object> admin(String bootstrap) {
+    public Map<String, Object> admin(String bootstrap) {
         Map<String, Object> c = new HashMap<>(clientConfig());
         c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, Math.max(1000, connectTimeoutMs())));

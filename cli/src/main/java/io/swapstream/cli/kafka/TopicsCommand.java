@@ -1,6 +1,6 @@
-package io.swapstream.cli;
+package io.swapstream.cli.kafka;
 
-import io.swapstream.cli.RoleAcls.Role;
+import io.swapstream.cli.kafka.RoleAcls.Role;
 import io.swapstream.ingest.TopicSetup;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "topics", description = "Create every topic of the pipeline with its settings, once, as an admin: then no ingester or"
         + " stage needs the right to create topics. Topics that exist are kept as they are.")
-final class TopicsCommand implements Callable<Integer>, Denials {
+public final class TopicsCommand implements Callable<Integer>, Denials {
     @Spec CommandSpec spec;
     @Mixin KafkaOptions kafka;
 

@@ -1,4 +1,4 @@
-package io.swapstream.cli;
+package io.swapstream.cli.stage;
 
 import io.swapstream.http.HttpUsers;
 import io.swapstream.local.UserInputException;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 /** {@code swapstream http-user NAME}: a line of a {@code --http-users} file, the password asked for (or read from stdin). */
 @Command(name = "http-user", description = "Print a line for a --http-users file: NAME and a salted hash of the password"
         + " typed (twice, on a terminal) or the first line of standard input.")
-final class HttpUserCommand implements Callable<Integer> {
+public final class HttpUserCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Parameters(paramLabel = "NAME", description = "the user's name (no ':')")
