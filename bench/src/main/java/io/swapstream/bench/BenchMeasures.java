@@ -3,10 +3,12 @@ package io.swapstream.bench;
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.EtlReader;
 import io.swapstream.schemas.SwapstreamConfig;
+import io.swapstream.schemas.avro.ThreadStats;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,5 +171,27 @@ public final class BenchMeasures {
             // not Linux
         }
         return "unknown";
+    }
+
+    /** The fields two rows differ in, with both values. */
+    static String differences(ThreadStats got, ThreadStats want) {
+        List<String> out = new ArrayList<>();
+        for (org.apache.avro.Schema.Field f : ThreadStats.getClassSchema().getFields()) {
+            Object a = got.get(f.pos());
+            Object b = want.get(f.pos());
+            if (!java.util.Objects.equals(a, b)) out.add(f.name() + " " + a + " (offline " + b + ")");
+        }
+        return String.join("; ", out);
+    }
+
+    public static String mib(long[] bytes) {
+        StringBuilder b = new StringBuilder();
+        for (long x : bytes) b.append(b.length() == 0 ? "" : " + ").append(String.format("%.0f", x / 1048576.0));
+        return b.toString();
+    }
+
+    static double quantile(List<Double> sorted, double q) {
+        if (sorted.isEmpty()) return Double.NaN;
+        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(q * sorted.size()) - 1));
     }
 }

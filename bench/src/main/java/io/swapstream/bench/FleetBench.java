@@ -3,26 +3,16 @@ package io.swapstream.bench;
 import io.swapstream.decode.SessionDecoder;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.generate.GeneratorOptions;
-import io.swapstream.generate.PacedBuffers;
 import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.local.EmbeddedKafkaBroker;
 import io.swapstream.local.OfflineRows;
 import io.swapstream.local.ServiceException;
-import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.serde.SingleObjectAvroSerde;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,17 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * {@code bench --hosts N}: N hosts' live sessions at once through one decode and one aggregate
@@ -75,113 +59,8 @@ public final class FleetBench {
         this.instances = instances;
     }
 
-    /** A swapstream command in a JVM of its own, its output in a log. */
-    record Child(String name, Process process, Path log, int httpPort) implements AutoCloseable {
-        static Child start(Path work, String name, int httpPort, String heap, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), heap));
-            // -Dswapstream.fleet.jfr=DIR: a flight recording of each process, to see where time goes as N grows
-            String jfr = System.getProperty("swapstream.fleet.jfr");
-            if (jfr != null) cmd.add("-XX:StartFlightRecording=filename=" + Path.of(jfr, name + ".jfr") + ",settings=profile,dumponexit=true");
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), SWAPSTREAM_MAIN));
-            cmd.addAll(List.of(args));
-            Path log = work.resolve(name + ".log");
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-            return new Child(name, p, log, httpPort);
-        }
-
-        double cpuSecs() {
-            return process.toHandle().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
-        }
-
-        long rssBytes() {
-            try {
-                for (String l : Files.readAllLines(Path.of("/proc", String.valueOf(process.pid()), "status"))) {
-                    if (l.startsWith("VmRSS:")) return Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024;
-                }
-            } catch (IOException e) {
-                // gone
-            }
-            return -1;
-        }
-
-        /** Heap in use after a full GC (jcmd GC.run), from the stage's own metrics. */
-        long heapAfterGc() throws Exception {
-            new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), String.valueOf(process.pid()), "GC.run")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            return (long) sum(metrics(), "jvm_memory_used_bytes{area=\"heap\"");
-        }
-
-        /** The stage's /metrics text, scraped once: {@link #sum} reads as many metrics from it as wanted. */
-        String metrics() throws Exception {
-            return http("/metrics");
-        }
-
-        /** The sum of the samples whose line starts with {@code start}, in a /metrics text. */
-        static double sum(String metrics, String start) {
-            double sum = 0;
-            for (String l : metrics.split("\n")) {
-                if (l.startsWith(start)) sum += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
-            }
-            return sum;
-        }
-
-        String http(String path) throws Exception {
-            HttpRequest q = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path)).timeout(Duration.ofSeconds(30)).build();
-            return HttpClient.newHttpClient().send(q, HttpResponse.BodyHandlers.ofString()).body();
-        }
-
-        void awaitLog(String text, long deadlineNanos) throws Exception {
-            while (!Files.readString(log).contains(text)) {
-                if (!process.isAlive()) throw new ServiceException(name + " ended: " + Files.readString(log).strip());
-                if (System.nanoTime() > deadlineNanos) throw new ServiceException(name + " did not say '" + text + "' in time");
-                Thread.sleep(100);
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            process.destroy(); // SIGTERM: the stage commits and leaves its group
-            if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) process.destroyForcibly();
-        }
-    }
-
     /** The busiest threads of the run's processes over the mid-run interval: CPU share of one core, by process and thread name. */
     public volatile String threadCpu = "";
-
-    /** Per thread (process: name), the share of a core each used over {@code ms}, busiest first, from /proc. */
-    static String busiestThreads(Map<String, Long> pids, long ms) throws Exception {
-        Map<String, Long> before = threadTicks(pids);
-        Thread.sleep(ms);
-        Map<String, Long> after = threadTicks(pids);
-        Map<String, Double> share = new HashMap<>();
-        after.forEach((k, v) -> share.merge(k.substring(0, k.lastIndexOf('#')), (v - before.getOrDefault(k, 0L)) / (ms / 10.0), Double::sum));
-        StringBuilder b = new StringBuilder();
-        share.entrySet().stream().sorted((x, y) -> Double.compare(y.getValue(), x.getValue())).limit(14)
-                .forEach(e -> b.append(String.format("  %5.1f%%  %s%n", 100 * e.getValue(), e.getKey())));
-        return b.toString();
-    }
-
-    /** utime + stime (clock ticks, 100 a second) of every thread, keyed "process: thread name#tid". */
-    private static Map<String, Long> threadTicks(Map<String, Long> pids) {
-        Map<String, Long> out = new HashMap<>();
-        pids.forEach((name, pid) -> {
-            try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
-                tasks.forEach(t -> {
-                    try {
-                        String stat = Files.readString(t.resolve("stat"));
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        String comm = Files.readString(t.resolve("comm")).strip().replaceAll("-?[0-9]+$", "");
-                        out.put(name + ": " + comm + "#" + t.getFileName(), Long.parseLong(f[11]) + Long.parseLong(f[12]));
-                    } catch (IOException | RuntimeException e) {
-                        // the thread ended
-                    }
-                });
-            } catch (IOException e) {
-                // the process ended
-            }
-        });
-        return out;
-    }
 
     /** The stages' own lag during the replay: p50 and max of each, sampled each second. */
     public volatile String lags = "";
@@ -254,36 +133,36 @@ public final class FleetBench {
         err.flush();
         long switches = 0;
 
-        List<Child> decode = new ArrayList<>();
-        List<Child> aggregate = new ArrayList<>();
-        Child ingest = null;
+        List<StageChild> decode = new ArrayList<>();
+        List<StageChild> aggregate = new ArrayList<>();
+        StageChild ingest = null;
         try {
             for (int i = 0; i < instances; i++) {
                 int d = EmbeddedKafkaBroker.freePort();
-                decode.add(Child.start(work, "decode-" + i, d, "-Xmx2g", "decode", "-b", bootstrap, "--topic-prefix", prefix,
+                decode.add(StageChild.start(work, "decode-" + i, d, "-Xmx2g", "decode", "-b", bootstrap, "--topic-prefix", prefix,
                         "--partitions", String.valueOf(partitions), "--state-dir", work.resolve("decode-" + i).toString(),
                         "--http", "127.0.0.1:" + d, "--application-id", app, "--instance-id", "d" + i));
                 int a = EmbeddedKafkaBroker.freePort();
-                aggregate.add(Child.start(work, "aggregate-" + i, a, "-Xmx2g", "aggregate", "-b", bootstrap, "--topic-prefix", prefix,
+                aggregate.add(StageChild.start(work, "aggregate-" + i, a, "-Xmx2g", "aggregate", "-b", bootstrap, "--topic-prefix", prefix,
                         "--partitions", String.valueOf(partitions), "--state-dir", work.resolve("aggregate-" + i).toString(),
                         "--http", "127.0.0.1:" + a, "--application-id", app, "--instance-id", "a" + i, "--window", "60s"));
             }
-            for (Child c : decode) c.awaitLog(": running", deadline);
-            for (Child c : aggregate) c.awaitLog(": running", deadline);
-            ingest = Child.start(work, "ingest", 0, "-Xmx1g", "ingest", "--watch", watched.toString(), "-b", bootstrap,
+            for (StageChild c : decode) c.awaitLog(": running", deadline);
+            for (StageChild c : aggregate) c.awaitLog(": running", deadline);
+            ingest = StageChild.start(work, "ingest", 0, "-Xmx1g", "ingest", "--watch", watched.toString(), "-b", bootstrap,
                     "--topic-prefix", prefix, "--host-from-file-name", "--flush-timer", "1s", "--quiet", "10s", "--poll", "250ms");
             long ingestPid = ingest.process().pid();
             ingest.awaitLog("watching", deadline);
             long[] decodeBase = heaps(decode);
             long[] aggregateBase = heaps(aggregate);
-            err.printf("bench: %d hosts, stages running; heap after GC: decode %s MiB, aggregate %s MiB%n", hosts, mib(decodeBase),
-                    mib(aggregateBase));
+            err.printf("bench: %d hosts, stages running; heap after GC: decode %s MiB, aggregate %s MiB%n", hosts, BenchMeasures.mib(decodeBase),
+                    BenchMeasures.mib(aggregateBase));
             err.flush();
 
             FinalRows rows = new FinalRows(bootstrap, prefix);
             // the stages' CPU from here: their start, and the heap measured before, left out
-            double decodeCpuBefore = decode.stream().mapToDouble(Child::cpuSecs).sum();
-            double aggregateCpuBefore = aggregate.stream().mapToDouble(Child::cpuSecs).sum();
+            double decodeCpuBefore = decode.stream().mapToDouble(StageChild::cpuSecs).sum();
+            double aggregateCpuBefore = aggregate.stream().mapToDouble(StageChild::cpuSecs).sum();
             long replayStart = System.nanoTime();
             long replayWall = System.currentTimeMillis();
             rows.start();
@@ -297,15 +176,15 @@ public final class FleetBench {
                         double a = 0;
                         double dr = 0;
                         double ar = 0;
-                        for (Child c : decode) {
+                        for (StageChild c : decode) {
                             String m = c.metrics();
-                            d = Math.max(d, Child.sum(m, "swapstream_event_lag_seconds"));
-                            dr += Child.sum(m, "swapstream_lag_records");
+                            d = Math.max(d, StageChild.sum(m, "swapstream_event_lag_seconds"));
+                            dr += StageChild.sum(m, "swapstream_lag_records");
                         }
-                        for (Child c : aggregate) {
+                        for (StageChild c : aggregate) {
                             String m = c.metrics();
-                            a = Math.max(a, Child.sum(m, "swapstream_event_lag_seconds"));
-                            ar += Child.sum(m, "swapstream_lag_records");
+                            a = Math.max(a, StageChild.sum(m, "swapstream_event_lag_seconds"));
+                            ar += StageChild.sum(m, "swapstream_lag_records");
                         }
                         lagSamples.add(new double[] {d, a, dr, ar});
                         Thread.sleep(1000);
@@ -330,17 +209,17 @@ public final class FleetBench {
                     }
                     String histograms = System.getProperty("swapstream.fleet.histograms");
                     if (histograms != null) {
-                        for (Child c : decode) histogram(c, Path.of(histograms));
-                        for (Child c : aggregate) histogram(c, Path.of(histograms));
+                        for (StageChild c : decode) histogram(c, Path.of(histograms));
+                        for (StageChild c : aggregate) histogram(c, Path.of(histograms));
                     }
-                    rss[0] = decode.stream().mapToLong(Child::rssBytes).sum();
-                    rss[1] = aggregate.stream().mapToLong(Child::rssBytes).sum();
+                    rss[0] = decode.stream().mapToLong(StageChild::rssBytes).sum();
+                    rss[1] = aggregate.stream().mapToLong(StageChild::rssBytes).sum();
                     Map<String, Long> pids = new java.util.LinkedHashMap<>();
                     pids.put("bench", ProcessHandle.current().pid());
-                    for (Child c : decode) pids.put(c.name(), c.process().pid());
-                    for (Child c : aggregate) pids.put(c.name(), c.process().pid());
+                    for (StageChild c : decode) pids.put(c.name(), c.process().pid());
+                    for (StageChild c : aggregate) pids.put(c.name(), c.process().pid());
                     pids.put("ingest", ingestPid);
-                    threadCpu = busiestThreads(pids, 10_000);
+                    threadCpu = ThreadCpu.busiestThreads(pids, 10_000);
                     QueryLoad.Figures f = QueryLoad.ask(URI.create("http://127.0.0.1:" + aggregate.get(0).httpPort()
                             + "/api/threads?top=25&by=readyP99Nanos&window=latest"), 1, 200);
                     api[0] = f.p50Ms();
@@ -368,8 +247,8 @@ public final class FleetBench {
             pool.shutdown();
             while (rows.finals.size() < expected.size()) {
                 if (System.nanoTime() > deadline) break;
-                for (Child c : decode) if (!c.process().isAlive()) throw new ServiceException("decode ended: " + Files.readString(c.log()));
-                for (Child c : aggregate) if (!c.process().isAlive()) throw new ServiceException("aggregate ended: " + Files.readString(c.log()));
+                for (StageChild c : decode) if (!c.process().isAlive()) throw new ServiceException("decode ended: " + Files.readString(c.log()));
+                for (StageChild c : aggregate) if (!c.process().isAlive()) throw new ServiceException("aggregate ended: " + Files.readString(c.log()));
                 Thread.sleep(200);
             }
             double drainSecs = (System.nanoTime() - replayStart) / 1e9 - replaySecs;
@@ -380,7 +259,7 @@ public final class FleetBench {
                 ThreadStats got = rows.finals.get(e.getKey());
                 if (got == null) missing++;
                 else if (!got.equals(e.getValue())) {
-                    if (differing++ < 3) err.printf("bench: row %s differs from offline in %s%n", e.getKey(), differences(got, e.getValue()));
+                    if (differing++ < 3) err.printf("bench: row %s differs from offline in %s%n", e.getKey(), BenchMeasures.differences(got, e.getValue()));
                 }
             }
             // how long after each window's end its first final row came, leaving out each session's last (closed by its end)
@@ -397,63 +276,41 @@ public final class FleetBench {
             lags.sort(null);
             double ingestCpu = ingest.cpuSecs();
             long outOfOrder = 0;
-            for (Child c : decode) {
+            for (StageChild c : decode) {
                 String m = c.metrics();
-                outOfOrder += (long) Child.sum(m, "swapstream_switches_out_of_order_total");
-                switches += (long) Child.sum(m, "swapstream_switches_out_total"); // every switch, a processor's idle thread's too
+                outOfOrder += (long) StageChild.sum(m, "swapstream_switches_out_of_order_total");
+                switches += (long) StageChild.sum(m, "swapstream_switches_out_total"); // every switch, a processor's idle thread's too
             }
             return new Result(hosts, instances, switches, buffers, replaySecs, drainSecs, switches / (replaySecs + drainSecs),
                     midDecode, midAggregate, rss[0], rss[1],
                     perSession(midDecode, decodeBase), perSession(midAggregate, aggregateBase),
-                    quantile(lags, 0.5), quantile(lags, 0.99), lags.size(), ingestCpu * 1000 / Math.max(1, buffers),
-                    decode.stream().mapToDouble(Child::cpuSecs).sum() - decodeCpuBefore,
-                    aggregate.stream().mapToDouble(Child::cpuSecs).sum() - aggregateCpuBefore,
+                    BenchMeasures.quantile(lags, 0.5), BenchMeasures.quantile(lags, 0.99), lags.size(), ingestCpu * 1000 / Math.max(1, buffers),
+                    decode.stream().mapToDouble(StageChild::cpuSecs).sum() - decodeCpuBefore,
+                    aggregate.stream().mapToDouble(StageChild::cpuSecs).sum() - aggregateCpuBefore,
                     api[0], api[1], expected.size(), differing, missing, outOfOrder,
                     new OfflineCost(offlineSwitches.get(), offlineDecodeNanos.get(), offlineAllNanos.get()));
         } finally {
-            for (Child c : decode) c.close();
-            for (Child c : aggregate) c.close();
+            for (StageChild c : decode) c.close();
+            for (StageChild c : aggregate) c.close();
             if (ingest != null) ingest.close();
         }
     }
 
     /** The live objects of a stage by class (jmap -histo:live), for finding what each session costs. */
-    private void histogram(Child c, Path dir) throws Exception {
+    private void histogram(StageChild c, Path dir) throws Exception {
         Files.createDirectories(dir);
         new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jmap").toString(), "-histo:live", String.valueOf(c.process().pid()))
                 .redirectErrorStream(true).redirectOutput(dir.resolve(c.name() + "-" + hosts + ".histo").toFile()).start().waitFor();
-    }
-
-    /** The fields two rows differ in, with both values. */
-    static String differences(ThreadStats got, ThreadStats want) {
-        List<String> out = new ArrayList<>();
-        for (org.apache.avro.Schema.Field f : ThreadStats.getClassSchema().getFields()) {
-            Object a = got.get(f.pos());
-            Object b = want.get(f.pos());
-            if (!java.util.Objects.equals(a, b)) out.add(f.name() + " " + a + " (offline " + b + ")");
-        }
-        return String.join("; ", out);
     }
 
     private double perSession(long[] mid, long[] base) {
         return (double) (Arrays.stream(mid).sum() - Arrays.stream(base).sum()) / hosts;
     }
 
-    private static long[] heaps(List<Child> stages) throws Exception {
+    private static long[] heaps(List<StageChild> stages) throws Exception {
         long[] h = new long[stages.size()];
         for (int i = 0; i < h.length; i++) h[i] = stages.get(i).heapAfterGc();
         return h;
-    }
-
-    public static String mib(long[] bytes) {
-        StringBuilder b = new StringBuilder();
-        for (long x : bytes) b.append(b.length() == 0 ? "" : " + ").append(String.format("%.0f", x / 1048576.0));
-        return b.toString();
-    }
-
-    static double quantile(List<Double> sorted, double q) {
-        if (sorted.isEmpty()) return Double.NaN;
-        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(q * sorted.size()) - 1));
     }
 
     private List<Path> generate(Path dir, long startFileTime) throws Exception {
@@ -477,46 +334,17 @@ public final class FleetBench {
         return files;
     }
 
-    /** One host's trace being written: its next buffer and when it is due. */
-    private static final class Writing {
-        final PacedBuffers buffers;
-        final Path target;
-        long dueNanos;
-        byte[] next;
-
-        Writing(Path source, Path target) throws IOException {
-            this.buffers = PacedBuffers.open(source);
-            this.target = target;
-        }
-
-        /** Reads the next buffer due by {@code endNanos}; false when there is none. */
-        boolean advance(long start, long endNanos) throws IOException {
-            if (!buffers.next()) return false;
-            dueNanos = start + buffers.writtenAtNanos();
-            if (dueNanos > endNanos) return false;
-            next = Arrays.copyOf(buffers.rawBytes(), buffers.rawLength());
-            return true;
-        }
-
-        void append() throws IOException {
-            try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-                ByteBuffer b = ByteBuffer.wrap(next);
-                while (b.hasRemaining()) out.write(b);
-            }
-        }
-    }
-
     /** Writes every host's buffers into the watched folder when due, for {@code seconds}; the buffers written. */
     private long replay(List<Path> files, Path watched, long start) throws Exception {
         long end = start + seconds * 1_000_000_000L;
-        PriorityQueue<Writing> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+        PriorityQueue<HostWriting> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
         for (Path f : files) {
-            Writing w = new Writing(f, watched.resolve(f.getFileName()));
+            HostWriting w = new HostWriting(f, watched.resolve(f.getFileName()));
             if (w.advance(start, end)) queue.add(w);
         }
         long written = 0;
         while (!queue.isEmpty()) {
-            Writing w = queue.poll();
+            HostWriting w = queue.poll();
             long wait = w.dueNanos - System.nanoTime();
             if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             w.append();
@@ -530,7 +358,7 @@ public final class FleetBench {
     /** The rows the stages should give for the part of {@code f} the replay wrote (the buffers due within the run). */
     private Map<String, ThreadStats> offline(Path f) throws Exception {
         Path part = Files.createDirectories(work.resolve("written")).resolve(f.getFileName());
-        Writing w = new Writing(f, part);
+        HostWriting w = new HostWriting(f, part);
         try {
             while (w.advance(0, seconds * 1_000_000_000L)) w.append();
         } finally {
@@ -550,47 +378,4 @@ public final class FleetBench {
         return rows;
     }
 
-    /** The thread-stats topic read committed as it is written: final rows by key, and when each window's first came. */
-    private static final class FinalRows implements AutoCloseable {
-        final Map<String, ThreadStats> finals = new ConcurrentHashMap<>();
-        /** session/windowStart: wall ms of the window's first final row. */
-        final Map<String, Long> firstFinalAt = new ConcurrentHashMap<>();
-        private final Thread thread;
-        private volatile boolean closed;
-
-        FinalRows(String bootstrap, String prefix) {
-            Map<String, Object> config = BenchMeasures.consumerConfig(bootstrap);
-            config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            config.put(ConsumerConfig.GROUP_ID_CONFIG, "fleet-bench-" + UUID.randomUUID());
-            SingleObjectAvroSerde<ThreadStats> serde = new SingleObjectAvroSerde<>(ThreadStats.class);
-            String topic = SwapstreamConfig.topic(prefix, SwapstreamConfig.THREAD_STATS);
-            thread = new Thread(() -> {
-                try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new ByteArrayDeserializer())) {
-                    consumer.subscribe(List.of(topic));
-                    while (!closed) {
-                        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                            if (r.value() == null) continue;
-                            ThreadStats t = serde.deserialize(topic, r.value());
-                            if (!t.getFinal$()) continue;
-                            finals.put(r.key(), t);
-                            if (r.key().split("/").length == 3) { // a window's row, not the whole session's
-                                firstFinalAt.putIfAbsent(t.getSession() + "/" + t.getWindowStartNanos(), System.currentTimeMillis());
-                            }
-                        }
-                    }
-                }
-            }, "fleet-bench-rows");
-            thread.setDaemon(true);
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            closed = true;
-            thread.join();
-        }
-    }
 }

@@ -81,8 +81,8 @@ final class BenchCommand implements Callable<Integer> {
                     + " | decode / aggregate CPU s | API top 25 p50 / p99 ms | rows equal offline |");
             out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|---|");
             out.printf("| %d | %d | %d | %.0f | %s | %s | %.0f | %.0f | %.1f | %.1f | %.1f / %.1f (%d windows) | %.3f | %.0f / %.0f | %.1f / %.1f"
-                            + " | %s |%n", r.hosts(), r.instances(), r.switches(), r.switchesPerSec(), FleetBench.mib(r.decodeHeap()),
-                    FleetBench.mib(r.aggregateHeap()), r.decodeRss() / 1048576.0, r.aggregateRss() / 1048576.0,
+                            + " | %s |%n", r.hosts(), r.instances(), r.switches(), r.switchesPerSec(), BenchMeasures.mib(r.decodeHeap()),
+                    BenchMeasures.mib(r.aggregateHeap()), r.decodeRss() / 1048576.0, r.aggregateRss() / 1048576.0,
                     r.decodeBytesPerSession() / 1024, r.aggregateBytesPerSession() / 1024, r.latencyP50(), r.latencyP99(), r.windows(),
                     r.ingestCpuMsPerBuffer(), r.decodeCpu(), r.aggregateCpu(), r.apiP50Ms(), r.apiP99Ms(),
                     r.rowsDiffering() == 0 && r.rowsMissing() == 0 ? "yes, " + r.rows()

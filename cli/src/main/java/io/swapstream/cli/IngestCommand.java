@@ -10,6 +10,7 @@ import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.IngestMetrics;
 import io.swapstream.ingest.SessionStatus;
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.WatcherIds;
 import io.swapstream.local.UserInputException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -125,7 +126,7 @@ final class IngestCommand implements Callable<Integer>, Denials {
             TopicSetup.ensure(admin, kafka.prefix, kafka.partitions, kafka.replication(admin), RoleAcls.suffixes(RoleAcls.Role.INGEST));
         }
         Path dir = watch.toAbsolutePath().normalize();
-        String txId = DirectoryIngest.transactionalId(kafka.prefix, watchHost, dir);
+        String txId = WatcherIds.transactionalId(kafka.prefix, watchHost, dir);
         DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, watchHost, quietMs, kafka.prefix, bootstrap, txId, mwr,
                 kafka.clientConfig(), after, flushTimerMs);
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);

@@ -9,8 +9,8 @@ import io.swapstream.aggregate.rollup.streams.RollupSettings;
 import io.swapstream.cli.kafka.AclsCommand;
 import io.swapstream.cli.kafka.RoleAcls.Role;
 import io.swapstream.cli.kafka.RoleAcls;
-import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.WatcherIds;
 import io.swapstream.local.Pipeline;
 import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.RecordTopics;
@@ -124,12 +124,12 @@ class RoleAclsTest {
     void aHostsIngesterWritesItsTopicsUnderItsOwnTransactionalIdsOnly() {
         List<AclBinding> one = RoleAcls.bindings(Role.INGEST, "User:web1", new RoleAcls.Scope(PREFIX, APP, "web1", null));
         Path dir = Path.of("/var/traces");
-        assertTrue(allows(one, ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalId(PREFIX, "web1", dir), AclOperation.WRITE));
-        assertFalse(allows(one, ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalId(PREFIX, "web10", dir), AclOperation.WRITE));
-        assertFalse(allows(one, ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalId(PREFIX, null, dir), AclOperation.WRITE));
+        assertTrue(allows(one, ResourceType.TRANSACTIONAL_ID, WatcherIds.transactionalId(PREFIX, "web1", dir), AclOperation.WRITE));
+        assertFalse(allows(one, ResourceType.TRANSACTIONAL_ID, WatcherIds.transactionalId(PREFIX, "web10", dir), AclOperation.WRITE));
+        assertFalse(allows(one, ResourceType.TRANSACTIONAL_ID, WatcherIds.transactionalId(PREFIX, null, dir), AclOperation.WRITE));
         List<AclBinding> all = RoleAcls.bindings(Role.INGEST, "User:collector", SCOPE);
-        assertTrue(allows(all, ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalId(PREFIX, null, dir), AclOperation.WRITE));
-        assertTrue(allows(all, ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalId(PREFIX, "web10", dir), AclOperation.WRITE));
+        assertTrue(allows(all, ResourceType.TRANSACTIONAL_ID, WatcherIds.transactionalId(PREFIX, null, dir), AclOperation.WRITE));
+        assertTrue(allows(all, ResourceType.TRANSACTIONAL_ID, WatcherIds.transactionalId(PREFIX, "web10", dir), AclOperation.WRITE));
         // BufferPublisher's raw buffers and dead letters, WatchTransactions' positions; SessionStatus and the positions read back
         for (String t : List.of(SwapstreamConfig.RAW_BUFFERS, SwapstreamConfig.DEAD_LETTERS, SwapstreamConfig.INGEST_POSITIONS)) {
             assertTrue(allows(one, ResourceType.TOPIC, SwapstreamConfig.topic(PREFIX, t), AclOperation.WRITE), t);

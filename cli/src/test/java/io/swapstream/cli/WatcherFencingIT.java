@@ -8,6 +8,7 @@ import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;
+import io.swapstream.ingest.WatcherIds;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ class WatcherFencingIT {
         try (DirectoryIngest first = new DirectoryIngest(settings, lines::add)) {
             first.poll(0);
             long now = 1_000;
-            for (int i = 0; i < DirectoryIngest.MAX_FENCINGS; i++) {
+            for (int i = 0; i < WatcherIds.MAX_FENCINGS; i++) {
                 grow.run();
                 try (DirectoryIngest twin = new DirectoryIngest(settings, line -> { })) { // fences the first
                     twin.poll(now);
@@ -66,7 +67,7 @@ class WatcherFencingIT {
                 first.poll(now); // and goes on from the committed positions
                 now += 1_000;
             }
-            assertEquals(DirectoryIngest.MAX_FENCINGS, lines.stream().filter(l -> l.contains("a new producer takes over")).count(),
+            assertEquals(WatcherIds.MAX_FENCINGS, lines.stream().filter(l -> l.contains("a new producer takes over")).count(),
                     lines.toString());
             grow.run();
             try (DirectoryIngest twin = new DirectoryIngest(settings, line -> { })) {

@@ -5,19 +5,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.streams.KafkaStreams;
-import org.eclipse.jetty.http.HttpFields;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.URIUtil;
 
 /**
@@ -99,7 +94,7 @@ public final class StageHttp implements AutoCloseable {
         Response answer(Request request) throws Exception;
     }
 
-    private record Routed(String prefix, Route route, boolean open, java.util.function.Function<Throwable, String> describe) {
+    record Routed(String prefix, Route route, boolean open, java.util.function.Function<Throwable, String> describe) {
         boolean matches(String path) {
             return prefix.endsWith("/") ? path.startsWith(prefix) : path.equals(prefix);
         }
@@ -116,7 +111,7 @@ public final class StageHttp implements AutoCloseable {
     private java.util.function.Function<Throwable, String> describe =
             e -> "internal error, please report it (SWAPSTREAM_DEBUG=1 prints the details)";
     private final HttpTls tls;
-    private final HttpUsers users;
+    final HttpUsers users;
     /** Whether a route takes every path no other route does; if none does, {@link #start} adds one that answers 404 in JSON. */
     private boolean rootRouted;
 
@@ -160,7 +155,7 @@ public final class StageHttp implements AutoCloseable {
         ServerConnector connector = BoundedServer.bind(host, port, tls, firstRequestTimeout);
         Server server = connector.getServer();
         StageHttp stage = new StageHttp(server, connector, new InetSocketAddress(address.getAddress(), connector.getLocalPort()), tls, users);
-        server.setHandler(stage.new Dispatch());
+        server.setHandler(new StageDispatch(stage));
         return stage;
     }
 
@@ -313,111 +308,12 @@ public final class StageHttp implements AutoCloseable {
     }
 
     /** The route for {@code path}: the longest that matches. */
-    private Routed routeFor(String path) {
+    Routed routeFor(String path) {
         Routed best = null;
         for (Routed r : routes) {
             if (r.matches(path) && (best == null || r.prefix().length() > best.prefix().length())) best = r;
         }
         return best;
-    }
-
-    private final class Dispatch extends Handler.Abstract {
-        @Override
-        public boolean handle(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response, Callback callback) {
-            Response r = answer(request, response);
-            HttpFields.Mutable h = response.getHeaders();
-            BoundedServer.securityHeaders(h);
-            h.put(HttpHeader.CONTENT_TYPE, r.contentType());
-            if (r.stream() != null) {
-                h.put(HttpHeader.CONTENT_DISPOSITION, "attachment; filename=\"" + r.stream().fileName() + "\"");
-                h.put(HttpHeader.CACHE_CONTROL, "no-store");
-                response.setStatus(r.status());
-                if (request.getMethod().equals("HEAD")) {
-                    response.write(true, null, callback);
-                    return true;
-                }
-                // the response completes when the stream closes (its last write): only then is the handling done
-                try (java.io.OutputStream out = org.eclipse.jetty.io.Content.Sink.asOutputStream(response)) {
-                    java.io.BufferedOutputStream buffered = new java.io.BufferedOutputStream(out, 1 << 16);
-                    r.stream().writeTo(buffered);
-                    buffered.flush();
-                } catch (Throwable e) {
-                    callback.failed(e);
-                    return true;
-                }
-                callback.succeeded();
-                return true;
-            }
-            if (r.etag() != null) {
-                // the client asks again each time (no-cache), and a 304 tells it its copy holds
-                h.put(HttpHeader.ETAG, r.etag());
-                h.put(HttpHeader.CACHE_CONTROL, "no-cache");
-            } else {
-                h.put(HttpHeader.CACHE_CONTROL, "no-store");
-            }
-            response.setStatus(r.status());
-            boolean noBody = request.getMethod().equals("HEAD") || r.status() == 304;
-            if (r.status() != 304) h.put(HttpHeader.CONTENT_LENGTH, r.body().length);
-            // written as the client reads it, with no thread waiting on a slow one
-            response.write(true, noBody ? null : ByteBuffer.wrap(r.body()), callback);
-            return true;
-        }
-
-        private Response answer(org.eclipse.jetty.server.Request request, org.eclipse.jetty.server.Response response) {
-            var fields = request.getHeaders();
-            String path = null;
-            Routed routed = null;
-            try {
-                path = decodedPath(request.getHttpURI().getPath());
-                routed = path == null ? null : routeFor(path);
-            } catch (IllegalArgumentException e) {
-                return Response.error(400, "the path is not a URI path");
-            }
-            if (routed == null || !routed.open()) {
-                if (users != null) {
-                    HttpUsers.Login login = users.login(org.eclipse.jetty.server.Request.getRemoteAddr(request),
-                            fields.get(HttpHeader.AUTHORIZATION));
-                    if (login.waitSeconds() > 0) {
-                        response.getHeaders().put(HttpHeader.RETRY_AFTER, login.waitSeconds());
-                        return Response.error(429, "too many failed logins: ask again in " + login.waitSeconds() + " s");
-                    }
-                    if (!login.in()) {
-                        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Basic realm=\"swapstream\", charset=\"UTF-8\"");
-                        return Response.error(401, "a user of --http-users is asked for (basic authentication)");
-                    }
-                }
-                if (routed == null) return Response.error(404, "no such resource: " + request.getHttpURI().getPath());
-            }
-            Response r;
-            try {
-                if (!request.getMethod().equals("GET") && !request.getMethod().equals("HEAD")) {
-                    // read-only: the one error shape, and what it takes instead
-                    response.getHeaders().put(HttpHeader.ALLOW, ALLOWED_METHODS);
-                    r = Response.error(405, request.getMethod() + " is not taken here: only " + ALLOWED_METHODS);
-                } else {
-                    Map<String, String> query;
-                    try {
-                        query = query(request.getHttpURI().getQuery());
-                    } catch (IllegalArgumentException e) {
-                        throw new HttpProblem(400, "the query is not URL-encoded");
-                    }
-                    // the credentials go on to other instances only where there are users to check them
-                    r = routed.route().answer(new Request(path, query, fields.get(HttpHeader.IF_NONE_MATCH),
-                            users == null ? null : fields.get(HttpHeader.AUTHORIZATION), fields.get(HttpHeader.ACCEPT)));
-                }
-            } catch (HttpProblem e) {
-                r = Response.error(e.status, e.getMessage());
-            } catch (Exception e) {
-                r = Response.error(500, routed.describe().apply(e));
-            }
-            // every JSON answer has an ETag: its version where it has one, else its bytes'; a client holding it gets a 304
-            if (r.status() == 200 && r.etag() == null && r.contentType().startsWith("application/json")) {
-                String etag = etagOf(r.body());
-                r = etag.equals(fields.get(HttpHeader.IF_NONE_MATCH)) ? Response.notModified(etag)
-                        : new Response(200, r.contentType(), r.body(), etag);
-            }
-            return r;
-        }
     }
 
     /** What every route takes: they only read. */

@@ -2,8 +2,6 @@ package io.swapstream.ingest;
 
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.BufferHeader;
-import io.swapstream.etw.EtlFormatException;
-import io.swapstream.etw.EtlReader;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
@@ -59,25 +57,6 @@ public final class DirectoryIngest implements AutoCloseable {
         }
     }
 
-    /** Every watcher's transactional id begins with this and the topic prefix. */
-    public static final String TRANSACTIONAL_ID_BASE = "swapstream-ingest-";
-
-    /**
-     * What the transactional ids of watchers publishing as {@code host} begin with (null: a watcher whose files name
-     * their hosts): a host's name ends with ':', which no host name holds, so one host's ACL covers its ids alone.
-     */
-    public static String transactionalIdPrefix(String prefix, String host) {
-        return TRANSACTIONAL_ID_BASE + prefix + (host == null ? "" : host + ":");
-    }
-
-    /** One watcher per directory, topic prefix and host: a restarted one fences the old and goes on from its positions. */
-    public static String transactionalId(String prefix, String host, Path dir) {
-        return transactionalIdPrefix(prefix, host) + Integer.toHexString(dir.toString().hashCode());
-    }
-
-    /** Fencings a watcher survives in 10 minutes: one fenced again and again has a twin, and stops. */
-    public static final int MAX_FENCINGS = WatchTransactions.MAX_FENCINGS;
-
     private final Settings settings;
     private final Consumer<String> log;
     private final WatchTransactions tx;
@@ -107,7 +86,7 @@ public final class DirectoryIngest implements AutoCloseable {
 
     /** A file's host as this watcher names it: its one host, or the file's name without extension. */
     public String hostFor(Path p) {
-        return settings.host() != null ? settings.host() : hostOf(p);
+        return settings.host() != null ? settings.host() : WatchedFile.hostOf(p);
     }
 
     /** Sessions known, open and ended. */
@@ -178,7 +157,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 }
                 if (f.session != null) bySession.remove(f.session);
             } else if (f.session != null && !f.position.ended && f.supersededBy != null && f.size == f.position.offset) {
-                String cut = cutShort(f);
+                String cut = FirstBuffer.cutShort(f.path, f.position.nextIndex);
                 end(f, cut, 0);
                 log.accept(f.path + ": its logger started " + f.supersededBy.getFileName() + "; session " + f.session + " ended after "
                         + f.position.nextIndex + " buffers" + (cut == null ? "" : " as incomplete: " + cut));
@@ -187,7 +166,7 @@ public final class DirectoryIngest implements AutoCloseable {
                         ? "the file stopped growing " + (f.size - f.position.offset) + " bytes into the buffer at offset "
                           + f.position.offset + ": truncated" : null;
                 if (rest != null) deadLetter(f, rest);
-                String cut = rest == null ? cutShort(f) : null;
+                String cut = rest == null ? FirstBuffer.cutShort(f.path, f.position.nextIndex) : null;
                 end(f, rest != null ? rest : cut, rest != null ? 1 : 0);
                 log.accept(f.path + ": no growth for " + settings.quietMs() / 1000 + " s; session " + f.session + " ended after "
                         + f.position.nextIndex + " buffers" + (rest != null ? " (" + rest + ")" : cut != null ? " as incomplete: " + cut : ""));
@@ -278,7 +257,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 long left = size - f.position.offset;
                 if (left < BufferHeader.SIZE) break;
                 // the header lands where the buffer will, so the rest is one more read, not the whole buffer again
-                readFully(ch, ByteBuffer.wrap(read, 0, BufferHeader.SIZE), f.position.offset);
+                FirstBuffer.readFully(ch, ByteBuffer.wrap(read, 0, BufferHeader.SIZE), f.position.offset);
                 BufferHeader bh = BufferHeader.read(read, f.position.offset);
                 int bufferSize = bh.bufferSize();
                 if (bufferSize == 0) break; // preallocated space the logger has not written yet
@@ -288,7 +267,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 }
                 if (left < bufferSize) break; // still being written
                 if (read.length < bufferSize) read = Arrays.copyOf(read, bufferSize);
-                readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
+                FirstBuffer.readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
                 byte[] bytes = BufferFiller.published(read, bufferSize, bh);
                 RecordHeaders h = BufferPublisher.headers(f.host, f.stream, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 if (f.position.nextIndex == 0 && settings.flushTimerMs() != null) {
@@ -376,26 +355,12 @@ public final class DirectoryIngest implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
             long n = Math.max(0, Math.min(f.size - f.position.offset, SwapstreamConfig.MAX_MESSAGE_BYTES - 64 * 1024));
             rest = new byte[(int) n];
-            readFully(ch, ByteBuffer.wrap(rest), f.position.offset);
+            FirstBuffer.readFully(ch, ByteBuffer.wrap(rest), f.position.offset);
         }
         RecordHeaders h = BufferPublisher.headers(f.host, f.stream, f.path, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));
         h.add(SwapstreamConfig.HEADER_STAGE, "ingest".getBytes(StandardCharsets.UTF_8));
         tx.send(new ProducerRecord<>(deadLetterTopic, null, f.session, rest, h));
-    }
-
-    /**
-     * Why the finished file {@code f}, all of whose buffers are out, holds less than its logger wrote, or null. Its first
-     * buffer is read again: a logger that stops rewrites it, after the ingester published it as it was at the start.
-     */
-    private static String cutShort(WatchedFile f) {
-        try (EtlReader r = EtlReader.open(f.path).framesOnly()) {
-            if (!r.next()) return null;
-            LogfileHeader h = LogfileHeader.find(r.decoder());
-            return h == null ? null : h.cutShort(f.position.nextIndex);
-        } catch (IOException | EtlFormatException e) {
-            return null; // gone or rewritten since: its end is reported as that
-        }
     }
 
     /** The session's end marker; {@code error} says why it is incomplete, or null; {@code deadLetters} went there before it. */
@@ -422,18 +387,6 @@ public final class DirectoryIngest implements AutoCloseable {
         // only now is a file's end committed: a file is deleted or moved after that, never before
         for (WatchedFile f : ending) if (Files.exists(f.path)) finished.add(f);
         ending.clear();
-    }
-
-    static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.read(b, at + b.position()) < 0) throw new IOException("file ends early");
-        }
-    }
-
-    static String hostOf(Path p) {
-        String name = p.getFileName().toString();
-        int dot = name.lastIndexOf('.');
-        return dot > 0 ? name.substring(0, dot) : name;
     }
 
     @Override

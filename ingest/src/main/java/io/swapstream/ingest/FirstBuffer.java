@@ -24,7 +24,7 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime,
             // a logger writes whole buffers: bytes that cannot start one say it is not a trace, however short
             if (size >= 4) {
                 ByteBuffer first = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-                DirectoryIngest.readFully(ch, first, 0);
+                readFully(ch, first, 0);
                 int bufferSize = first.getInt(0);
                 if (bufferSize != 0 && (bufferSize < BufferHeader.SIZE || bufferSize > SwapstreamConfig.MAX_MESSAGE_BYTES)) {
                     return new FirstBuffer("its first bytes are not a buffer header: not an ETL file", null, null, 0, null);
@@ -32,12 +32,12 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime,
             }
             return NOT_YET;
         }
-        DirectoryIngest.readFully(ch, ByteBuffer.wrap(header), 0);
+        readFully(ch, ByteBuffer.wrap(header), 0);
         int first = BufferHeader.read(header, 0).bufferSize();
         if (first == 0 || (first >= BufferHeader.SIZE && first <= SwapstreamConfig.MAX_MESSAGE_BYTES && size < first)) return NOT_YET;
         try {
             byte[] bytes = new byte[(int) Math.min(size, Math.max(first, BufferHeader.SIZE))];
-            DirectoryIngest.readFully(ch, ByteBuffer.wrap(bytes), 0);
+            readFully(ch, ByteBuffer.wrap(bytes), 0);
             EtlReader r = EtlReader.of(path.toString(), ByteBuffer.wrap(bytes)).framesOnly();
             if (!r.next()) return NOT_YET;
             LogfileHeader h = LogfileHeader.find(r.decoder());
@@ -45,6 +45,27 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime,
             return new FirstBuffer(null, h.sessionId(host), h.loggerName(), h.startTime(), h.stream());
         } catch (EtlFormatException e) {
             return new FirstBuffer(e.getMessage(), null, null, 0, null);
+        }
+    }
+
+    /**
+     * Why the finished file {@code path}, all {@code buffers} of whose buffers are out, holds less than its logger wrote, or
+     * null. Its first buffer is read again: a logger that stops rewrites it, after the ingester published it as it was at
+     * the start.
+     */
+    static String cutShort(Path path, long buffers) {
+        try (EtlReader r = EtlReader.open(path).framesOnly()) {
+            if (!r.next()) return null;
+            LogfileHeader h = LogfileHeader.find(r.decoder());
+            return h == null ? null : h.cutShort(buffers);
+        } catch (IOException | EtlFormatException e) {
+            return null; // gone or rewritten since: its end is reported as that
+        }
+    }
+
+    static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b, at + b.position()) < 0) throw new IOException("file ends early");
         }
     }
 }

@@ -23,4 +23,11 @@ final class WatchedFile {
     Path supersededBy;
     boolean saidEmpty;
     boolean disposeFailed;
+
+    /** A file's host when its watcher names none: the file's name without its extension. */
+    static String hostOf(Path p) {
+        String name = p.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return dot > 0 ? name.substring(0, dot) : name;
+    }
 }

@@ -75,7 +75,7 @@ class SystemLoggerSessionTest {
         assertEquals(2, one.files());
         assertEquals(Files.size(a) + Files.size(b), one.bytes());
         assertEquals(1, one.newestCreatedMs().size());
-        WatchedFolder each = WatchedFolder.scan(dir, DirectoryIngest::hostOf);
+        WatchedFolder each = WatchedFolder.scan(dir, WatchedFile::hostOf);
         assertEquals(Map.of("db01", Files.readAttributes(a, java.nio.file.attribute.BasicFileAttributes.class).creationTime().toMillis(),
                 "db02", Files.readAttributes(b, java.nio.file.attribute.BasicFileAttributes.class).creationTime().toMillis()),
                 each.newestCreatedMs());

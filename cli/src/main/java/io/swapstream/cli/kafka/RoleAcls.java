@@ -4,7 +4,7 @@ import static io.swapstream.schemas.SwapstreamConfig.*;
 import static org.apache.kafka.common.acl.AclOperation.*;
 
 import io.swapstream.cli.ArchiveCommand;
-import io.swapstream.ingest.DirectoryIngest;
+import io.swapstream.ingest.WatcherIds;
 import io.swapstream.local.StageConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -86,7 +86,7 @@ public final class RoleAcls {
         for (String suffix : READS.get(role)) r.add(ResourceType.TOPIC, topic(s.prefix(), suffix), PatternType.LITERAL, READ);
         for (String suffix : WRITES.get(role)) r.add(ResourceType.TOPIC, topic(s.prefix(), suffix), PatternType.LITERAL, WRITE);
         switch (role) {
-            case INGEST -> r.add(ResourceType.TRANSACTIONAL_ID, DirectoryIngest.transactionalIdPrefix(s.prefix(), s.host()),
+            case INGEST -> r.add(ResourceType.TRANSACTIONAL_ID, WatcherIds.transactionalIdPrefix(s.prefix(), s.host()),
                     PatternType.PREFIXED, WRITE);
             case DECODE, AGGREGATE, ROLLUP -> {
                 String app = StageConfig.applicationId(s.applicationId(), role.label());

@@ -251,7 +251,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
     private void end(LiveSession l, Headers headers, String reason) {
         DecodeProgress p = l.progress;
         long lost = p.deadLetters;
-        long announced = headers == null ? -1 : RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_END_OF_SESSION);
+        IngestEnd ingest = IngestEnd.of(headers);
+        long announced = ingest.announced();
         if (announced > p.next) {
             String why = "buffer " + p.next + " never arrived, so buffers " + p.next + " to " + (announced - 1)
                     + " of session " + l.session + " were not decoded";
@@ -259,17 +260,14 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
             p.lost(why);
             lost += announced - p.next;
         }
-        long atIngest = headers == null ? 0 : Math.max(0, RawBufferHeaders.number(headers, SwapstreamConfig.HEADER_INGEST_DEAD_LETTERS));
-        String ingestError = headers == null ? null : RawBufferHeaders.text(headers, SwapstreamConfig.HEADER_INGEST_ERROR, null);
-        if (atIngest > 0) {
-            lost += atIngest;
-            metrics.deadLettersAtIngest(atIngest);
-            p.lost("ingest: " + (ingestError == null ? "buffers went to the dead letters" : ingestError));
-        } else if (ingestError != null) {
-            // the file framed whole but holds less than its logger wrote (cut at a buffer's end): nothing to dead-letter
-            p.lost("ingest: " + ingestError);
+        if (ingest.deadLetters() > 0) {
+            lost += ingest.deadLetters();
+            metrics.deadLettersAtIngest(ingest.deadLetters());
         }
-        boolean cutAtIngest = atIngest == 0 && ingestError != null;
+        if (ingest.deadLetters() > 0 || ingest.error() != null) {
+            p.lost("ingest: " + (ingest.error() == null ? "buffers went to the dead letters" : ingest.error()));
+        }
+        boolean cutAtIngest = ingest.cutShort();
         if (reason.equals("idle-timeout")) {
             p.lost("no buffer for " + settings.idleTimeoutMs() / 1000 + " s: the session was ended as incomplete");
         }

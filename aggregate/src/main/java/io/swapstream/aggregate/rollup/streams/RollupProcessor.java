@@ -2,7 +2,6 @@ package io.swapstream.aggregate.rollup.streams;
 
 import io.swapstream.aggregate.rollup.RollupGroup;
 import io.swapstream.schemas.avro.ThreadStats;
-import io.swapstream.schemas.state.StateFormat;
 import io.swapstream.stage.StageSensors;
 import io.swapstream.stage.StateStores;
 import java.time.Duration;
@@ -383,38 +382,5 @@ final class RollupProcessor<V> implements Processor<String, ThreadStats, String,
     /** A group's key in the groups and query stores: its window, then its name ("" for none). */
     static String groupKey(long start, String name) {
         return windowKey(start) + "/" + (name == null ? "" : name);
-    }
-
-    /** A window of the windows store: its end, whether its rows have gone out, and whether late rows wait for a revision. */
-    record WindowState(long end, boolean closed, boolean revisionDue) {
-        static final StateFormat FORMAT = new StateFormat("rollup window", 3);
-
-        byte[] encode() {
-            return FORMAT.write(o -> o.writeLong(end).writeBoolean(closed).writeBoolean(revisionDue));
-        }
-
-        static WindowState decode(byte[] value) {
-            return FORMAT.read(value, in -> new WindowState(in.readLong(), in.readBoolean(), in.readBoolean()));
-        }
-    }
-
-    /** A host's progress: the latest window start of its rows (stored), and when its last row came (wall clock, memory only). */
-    private static final class HostProgress {
-        static final StateFormat FORMAT = new StateFormat("rollup host progress", 1);
-        final long start;
-        long lastRowMs;
-
-        HostProgress(long start, long lastRowMs) {
-            this.start = start;
-            this.lastRowMs = lastRowMs;
-        }
-
-        byte[] encode() {
-            return FORMAT.write(o -> o.writeLong(start));
-        }
-
-        static long startOf(byte[] value) {
-            return FORMAT.read(value, in -> in.readLong());
-        }
     }
 }
