@@ -35,7 +35,7 @@ class AlertRulesTest {
     void theAlertRulesAreValidAndTheirTestsPass() throws Exception {
         Path promtool = promtool();
         Assumptions.assumeTrue(promtool != null, "promtool is not installed");
-        Path dashboards = ComposeFileTest.ROOT.resolve("dashboards");
+        Path dashboards = CliRunner.REPOSITORY.resolve("dashboards");
         run(dashboards, promtool.toString(), "check", "rules", "swapstream-alerts.yml");
         run(dashboards, promtool.toString(), "test", "rules", "swapstream-alerts.test.yml");
     }

@@ -6,6 +6,9 @@ import picocli.CommandLine;
 
 /** Runs the command line in-process and keeps what it printed. */
 record CliRunner(int exit, String out, String err) {
+    /** The repository's root: a module's tests run in the module's folder. */
+    static final java.nio.file.Path REPOSITORY = java.nio.file.Path.of("..").toAbsolutePath().normalize();
+
     static CliRunner run(String... args) {
         CommandLine cl = Swapstream.commandLine();
         StringWriter out = new StringWriter();

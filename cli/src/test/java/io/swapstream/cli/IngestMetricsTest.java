@@ -93,7 +93,7 @@ class IngestMetricsTest {
         Set<String> served = new TreeSet<>();
         Matcher s = Pattern.compile("(?m)^(swapstream_ingest_\\w+)[{ ]").matcher(text);
         while (s.find()) served.add(s.group(1));
-        String rules = Files.readString(ComposeFileTest.ROOT.resolve("dashboards/swapstream-alerts.yml"));
+        String rules = Files.readString(CliRunner.REPOSITORY.resolve("dashboards/swapstream-alerts.yml"));
         Set<String> used = new TreeSet<>();
         Matcher u = Pattern.compile("swapstream_ingest_\\w+").matcher(rules);
         while (u.find()) used.add(u.group());

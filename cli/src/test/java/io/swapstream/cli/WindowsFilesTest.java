@@ -32,10 +32,10 @@ import picocli.CommandLine;
  * options docs/collecting.md gives and Microsoft documents, and collecting.md's commands against the pages it cites.
  */
 class WindowsFilesTest {
-    static final Path WINDOWS = ComposeFileTest.ROOT.resolve("windows");
+    static final Path WINDOWS = CliRunner.REPOSITORY.resolve("windows");
     static final Path SCRIPT = WINDOWS.resolve("swapstream-collect.ps1");
     static final Path WINSW = WINDOWS.resolve("swapstream-ingest.xml");
-    static final Path DOC = ComposeFileTest.ROOT.resolve("docs/collecting.md");
+    static final Path DOC = CliRunner.REPOSITORY.resolve("docs/collecting.md");
 
     /**
      * Every element name WinSW 2.12.0 reads from its XML: src/WinSW.Core/Configuration/XmlServiceConfig.cs at tag
