@@ -166,67 +166,52 @@ public final class RollupGroup {
 
     public ProcessStats toProcessStats(String processName, long windowStart, long windowEnd, boolean isFinal) {
         Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
-        Long[] ready = quantiles(readies, readyCount, 0, readyMax);
-        ProcessStats p = new ProcessStats();
+        ProcessStats p = fillRow(new ProcessStats(), wait, windowStart, windowEnd, isFinal);
         p.setProcessName(processName);
-        p.setWindowStartNanos(windowStart);
-        p.setWindowEndNanos(windowEnd);
         p.setHosts(members.size());
-        p.setSessions(sessions.size());
-        p.setThreads(threads);
-        p.setSwitchInCount(switchIn);
         p.setWaitCount(waitCount);
         p.setWaitSumNanos(waitSum);
         p.setWaitMaxNanos(waitMax == NONE ? null : waitMax);
         p.setWaitP50Nanos(wait[0]);
         p.setWaitP90Nanos(wait[1]);
-        p.setWaitP99Nanos(wait[2]);
-        p.setReadyCount(readyCount);
-        p.setReadySumNanos(readySum);
-        p.setReadyMaxNanos(readyMax == NONE ? null : readyMax);
-        p.setReadyP50Nanos(ready[0]);
-        p.setReadyP90Nanos(ready[1]);
-        p.setReadyP99Nanos(ready[2]);
-        p.setRunSumNanos(runSum);
-        p.setWaitSketch(bytes(waits));
-        p.setReadySketch(bytes(readies));
-        p.setRunSketch(bytes(runs));
         p.setTopHosts(top());
-        p.setFinal$(isFinal);
-        p.setRevision(Math.max(0, revision));
-        split.fill(p);
         if (addedInRow != null) p.setAdded(addedInRow.fillAdded(new ProcessStatsAdded()));
         return p;
     }
 
     public HostStats toHostStats(String host, long windowStart, long windowEnd, boolean isFinal) {
-        Long[] wait = quantiles(waits, waitCount, waitMin, waitMax);
-        Long[] ready = quantiles(readies, readyCount, 0, readyMax);
-        HostStats h = new HostStats();
+        HostStats h = fillRow(new HostStats(), quantiles(waits, waitCount, waitMin, waitMax), windowStart, windowEnd, isFinal);
         h.setHost(host);
-        h.setWindowStartNanos(windowStart);
-        h.setWindowEndNanos(windowEnd);
-        h.setSessions(sessions.size());
         h.setProcesses(members.size());
-        h.setThreads(threads);
-        h.setSwitchInCount(switchIn);
-        h.setRunSumNanos(runSum);
-        h.setReadyCount(readyCount);
-        h.setReadySumNanos(readySum);
-        h.setReadyMaxNanos(readyMax == NONE ? null : readyMax);
-        h.setReadyP50Nanos(ready[0]);
-        h.setReadyP90Nanos(ready[1]);
-        h.setReadyP99Nanos(ready[2]);
-        h.setWaitP99Nanos(wait[2]);
-        h.setWaitSketch(bytes(waits));
-        h.setReadySketch(bytes(readies));
-        h.setRunSketch(bytes(runs));
         h.setTopProcesses(top());
-        h.setFinal$(isFinal);
-        h.setRevision(Math.max(0, revision));
-        split.fill(h);
         if (addedInRow != null) h.setAdded(addedInRow.fillAdded(new HostStatsAdded()));
         return h;
+    }
+
+    /** The fields a process row and a host row share, by name as in {@link #fillAdded}: the window, counts, sums, quantiles, sketches. */
+    private <R extends org.apache.avro.specific.SpecificRecordBase> R fillRow(R r, Long[] wait, long windowStart, long windowEnd,
+                                                                            boolean isFinal) {
+        Long[] ready = quantiles(readies, readyCount, 0, readyMax);
+        r.put("windowStartNanos", windowStart);
+        r.put("windowEndNanos", windowEnd);
+        r.put("sessions", (long) sessions.size());
+        r.put("threads", threads);
+        r.put("switchInCount", switchIn);
+        r.put("runSumNanos", runSum);
+        r.put("readyCount", readyCount);
+        r.put("readySumNanos", readySum);
+        r.put("readyMaxNanos", readyMax == NONE ? null : readyMax);
+        r.put("readyP50Nanos", ready[0]);
+        r.put("readyP90Nanos", ready[1]);
+        r.put("readyP99Nanos", ready[2]);
+        r.put("waitP99Nanos", wait[2]);
+        r.put("waitSketch", bytes(waits));
+        r.put("readySketch", bytes(readies));
+        r.put("runSketch", bytes(runs));
+        r.put("final", isFinal);
+        r.put("revision", Math.max(0, revision));
+        split.fill(r);
+        return r;
     }
 
     /** This group's counts, sums and sketches on a revision's {@code added} record: ProcessStatsAdded and HostStatsAdded have the same fields. */
