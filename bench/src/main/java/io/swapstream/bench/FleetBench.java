@@ -341,6 +341,7 @@ public final class FleetBench {
         for (Path f : files) {
             HostWriting w = new HostWriting(f, watched.resolve(f.getFileName()));
             if (w.advance(start, end)) queue.add(w);
+            else w.stop();
         }
         long written = 0;
         while (!queue.isEmpty()) {
@@ -350,7 +351,7 @@ public final class FleetBench {
             w.append();
             written++;
             if (w.advance(start, end)) queue.add(w);
-            else w.buffers.close();
+            else w.stop();
         }
         return written;
     }
@@ -362,7 +363,7 @@ public final class FleetBench {
         try {
             while (w.advance(0, seconds * 1_000_000_000L)) w.append();
         } finally {
-            w.buffers.close();
+            w.stop();
         }
         String host = f.getFileName().toString().replace(".etl", "");
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -1,5 +1,10 @@
 package io.swapstream.bench;
 
+import io.swapstream.etw.BufferDecoder;
+import io.swapstream.etw.BufferHeader;
+import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.SessionClock;
+import io.swapstream.export.RangeExport;
 import io.swapstream.generate.PacedBuffers;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -8,12 +13,17 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
-/** One host's trace being written: its next buffer and when it is due. */
+/**
+ * One host's trace being written: its next buffer and when it is due. The run ends part way into the trace, so
+ * {@link #stop} ends the file as its logger would when stopped then: its header gets the EndTime and the buffers written.
+ */
 final class HostWriting {
     final PacedBuffers buffers;
     final Path target;
     long dueNanos;
     byte[] next;
+    private int written;
+    private long lastTimestamp = Long.MIN_VALUE;
 
     HostWriting(Path source, Path target) throws IOException {
         this.buffers = PacedBuffers.open(source);
@@ -33,6 +43,28 @@ final class HostWriting {
         try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             ByteBuffer b = ByteBuffer.wrap(next);
             while (b.hasRemaining()) out.write(b);
+        }
+        written++;
+        lastTimestamp = Math.max(lastTimestamp, BufferHeader.read(ByteBuffer.wrap(next).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0, 0).timeStamp());
+    }
+
+    /** The logger stops: the first buffer's logfile header is rewritten with the buffers written and the last one's time. */
+    void stop() throws IOException {
+        buffers.close();
+        if (written == 0) return;
+        try (FileChannel ch = FileChannel.open(target, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer head = ByteBuffer.allocate(BufferHeader.SIZE).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            while (head.hasRemaining() && ch.read(head, head.position()) >= 0) { }
+            byte[] first = new byte[BufferHeader.read(head, 0, 0).bufferSize()];
+            ByteBuffer b = ByteBuffer.wrap(first);
+            while (b.hasRemaining() && ch.read(b, b.position()) >= 0) { }
+            BufferDecoder d = new BufferDecoder();
+            d.load(target.toString(), 0, first, 0, first.length);
+            LogfileHeader h = LogfileHeader.find(d);
+            if (h == null) return;
+            RangeExport.rewriteHeader(target.toString(), first, written, SessionClock.of(h).toUnixNanos(lastTimestamp), true, true);
+            b = ByteBuffer.wrap(first);
+            while (b.hasRemaining()) ch.write(b, b.position());
         }
     }
 }
