@@ -1,9 +1,6 @@
 package io.swapstream.bench;
 
-import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferHeader;
-import io.swapstream.etw.LogfileHeader;
-import io.swapstream.etw.SessionClock;
 import io.swapstream.export.RangeExport;
 import io.swapstream.generate.PacedBuffers;
 import java.io.IOException;
@@ -51,20 +48,6 @@ final class HostWriting {
     /** The logger stops: the first buffer's logfile header is rewritten with the buffers written and the last one's time. */
     void stop() throws IOException {
         buffers.close();
-        if (written == 0) return;
-        try (FileChannel ch = FileChannel.open(target, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            ByteBuffer head = ByteBuffer.allocate(BufferHeader.SIZE).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            while (head.hasRemaining() && ch.read(head, head.position()) >= 0) { }
-            byte[] first = new byte[BufferHeader.read(head, 0, 0).bufferSize()];
-            ByteBuffer b = ByteBuffer.wrap(first);
-            while (b.hasRemaining() && ch.read(b, b.position()) >= 0) { }
-            BufferDecoder d = new BufferDecoder();
-            d.load(target.toString(), 0, first, 0, first.length);
-            LogfileHeader h = LogfileHeader.find(d);
-            if (h == null) return;
-            RangeExport.rewriteHeader(target.toString(), first, written, SessionClock.of(h).toUnixNanos(lastTimestamp), true, true);
-            b = ByteBuffer.wrap(first);
-            while (b.hasRemaining()) ch.write(b, b.position());
-        }
+        if (written > 0) RangeExport.finishHeader(target, written, lastTimestamp);
     }
 }

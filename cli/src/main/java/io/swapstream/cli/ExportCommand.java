@@ -4,22 +4,16 @@ import io.swapstream.cli.kafka.Denials;
 import io.swapstream.cli.kafka.Denied;
 import io.swapstream.cli.kafka.KafkaOptions;
 import io.swapstream.cli.kafka.RoleAcls;
-import io.swapstream.etw.BufferDecoder;
-import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;
-import io.swapstream.etw.SessionClock;
 import io.swapstream.export.RangeExport;
 import io.swapstream.ingest.RawSessionReader;
 import io.swapstream.local.UserInputException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -74,19 +68,19 @@ final class ExportCommand implements Callable<Integer>, Denials {
         try {
             String bootstrap = kafka.connect();
             RawSessionReader.Outcome o;
-            byte[][] first = new byte[1][];
             long[] lastTimestamp = {Long.MIN_VALUE};
             try (RawSessionReader reader = new RawSessionReader(bootstrap, kafka.prefix, kafka.clientConfig());
                  OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(part), 1 << 16)) {
                 o = reader.read(session, fromBeginning, b -> {
-                    if (b.index() == 0) first[0] = b.bytes().clone();
                     lastTimestamp[0] = Math.max(lastTimestamp[0], b.header().timeStamp());
                     out.write(b.bytes());
                 });
             } catch (RawSessionReader.Unavailable e) {
                 throw new UserInputException(e.getMessage());
             }
-            if (o.ended() && o.incomplete() == null && first[0] != null) finishHeader(part, first[0], o.buffers(), lastTimestamp[0]);
+            // a session of a watched file was published with its first buffer as the logger wrote it at the start, before
+            // its stop rewrote the header's EndTime and count: one that ended complete gets them, as on the logger's disk
+            if (o.ended() && o.incomplete() == null && o.buffers() > 0) RangeExport.finishHeader(part, (int) o.buffers(), lastTimestamp[0]);
             Files.move(part, output, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             PrintWriter out = spec.commandLine().getOut();
             out.println(output + ": session " + session + ", " + o.buffers() + " buffers, " + o.bytes() + " bytes"
@@ -154,26 +148,6 @@ final class ExportCommand implements Callable<Integer>, Denials {
     @Override
     public Denied denied() {
         return Denied.of(RoleAcls.Role.EXPORT, kafka.clientConfig(), new RoleAcls.Scope(kafka.prefix, null, null, null));
-    }
-
-    /**
-     * A session that ended complete from a watched file was published with its first buffer as the logger wrote it at the
-     * start, before its stop rewrote the header's EndTime and count: the file written gets them, so that it reads as the
-     * finished trace it was ({@link io.swapstream.etw.LogfileHeader#cutShort}).
-     */
-    private void finishHeader(Path part, byte[] first, long buffers, long lastTimestamp) throws IOException {
-        BufferDecoder d = new BufferDecoder();
-        BufferHeader bh = d.load(session, 0, first, 0, first.length);
-        if (bh.compressed()) return;
-        LogfileHeader h = LogfileHeader.find(d);
-        if (h == null || h.cutShort(buffers) == null) return;
-        long lastNanos = SessionClock.of(h).toUnixNanos(lastTimestamp);
-        RangeExport.rewriteHeader(session, first, (int) buffers, lastNanos, true, true);
-        try (FileChannel ch = FileChannel.open(part, StandardOpenOption.WRITE)) {
-            ByteBuffer whole = ByteBuffer.wrap(first);
-            long at = 0;
-            while (whole.hasRemaining()) at += ch.write(whole, at);
-        }
     }
 
     static long instantNanos(String option, String value) {

@@ -6,6 +6,7 @@ import io.swapstream.decode.event.ProcessEvent;
 import io.swapstream.decode.event.ReadyThread;
 import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.BufferDecoder;
+import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.ingest.RawSessionReader;
@@ -259,5 +260,28 @@ public final class RangeExport {
         b.putInt(p + 0x24, count);
         b.putInt(p + 0x30, eventsLost ? original[0].eventsLost() : 0);
         b.putInt(p + (pointerSize[0] == 8 ? 0x114 : 0x10C), buffersLost ? original[0].buffersLost() : 0);
+    }
+
+    /**
+     * Ends the file {@code file}, of {@code buffers} buffers whose latest time stamp is {@code lastTimestamp} (the session's
+     * raw clock), as its logger does when it stops: its first buffer's logfile header gets the count and the EndTime, unless
+     * it already says so ({@link LogfileHeader#cutShort} finds nothing) or that buffer is compressed.
+     */
+    public static void finishHeader(java.nio.file.Path file, int buffers, long lastTimestamp) throws IOException {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ByteBuffer head = ByteBuffer.allocate(BufferHeader.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+            while (head.hasRemaining() && ch.read(head, head.position()) >= 0) { }
+            byte[] first = new byte[BufferHeader.read(head, 0, 0).bufferSize()];
+            ByteBuffer b = ByteBuffer.wrap(first);
+            while (b.hasRemaining() && ch.read(b, b.position()) >= 0) { }
+            BufferDecoder d = new BufferDecoder();
+            if (d.load(file.toString(), 0, first, 0, first.length).compressed()) return;
+            LogfileHeader h = LogfileHeader.find(d);
+            if (h == null || h.cutShort(buffers) == null) return;
+            rewriteHeader(file.toString(), first, buffers, SessionClock.of(h).toUnixNanos(lastTimestamp), true, true);
+            b = ByteBuffer.wrap(first);
+            while (b.hasRemaining()) ch.write(b, b.position());
+        }
     }
 }
