@@ -65,13 +65,9 @@ class IncompleteSessionTest {
     @Test
     void rowsPastTheEarliestProcessorsEndAreMarkedAndKeptOutOfTheRollups() throws Exception {
         Path f = dir.resolve("t.etl");
-        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000), 0x28);
-        // the whole file, offline: what each window really was
-        SessionStatistics whole = new SessionStatistics(WINDOW);
-        String session = SessionDecoder.decodeBatches(f, "h", null, whole::accept, null).session().session();
-        whole.closeAll();
-        Map<String, ThreadStats> truth = new HashMap<>();
-        for (ThreadStats t : whole.windowed()) truth.put(ThreadStatsFields.key(session, t.getThreadId(), t.getWindowStartNanos()), t);
+        Whole w = whole(f);
+        String session = w.session();
+        Map<String, ThreadStats> truth = w.rows();
 
         byte[] bytes = Files.readAllBytes(f);
         int cut = bytes.length / BUFFER / 2;
@@ -104,15 +100,7 @@ class IncompleteSessionTest {
         assertNotNull(knownUntil, "the held switches went out marked");
         assertTrue(lastUnmarked < knownUntil, "what went out unmarked is before the time known");
 
-        List<TestRecord<String, ThreadStats>> rows;
-        try (TopologyTestDriver aggregate = aggregate()) {
-            var batchesIn = aggregate.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
-            var sessionsIn = aggregate.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
-            for (TestRecord<String, SwitchBatch> b : batches) batchesIn.pipeInput(b);
-            for (TraceSession s : sessions) sessionsIn.pipeInput(session, s);
-            rows = aggregate.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class))
-                    .readRecordsToList();
-        }
+        List<TestRecord<String, ThreadStats>> rows = aggregateRows(session, batches, sessions);
         List<ThreadStats> complete = new ArrayList<>();
         int marked = 0;
         int wrong = 0;
@@ -170,12 +158,9 @@ class IncompleteSessionTest {
     @Test
     void windowsAfterTheMergeLetSwitchesOutEarlyAreMarked() throws Exception {
         Path f = dir.resolve("t.etl");
-        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000), 0x28);
-        SessionStatistics whole = new SessionStatistics(WINDOW);
-        String session = SessionDecoder.decodeBatches(f, "h", null, whole::accept, null).session().session();
-        whole.closeAll();
-        Map<String, ThreadStats> truth = new HashMap<>();
-        for (ThreadStats t : whole.windowed()) truth.put(ThreadStatsFields.key(session, t.getThreadId(), t.getWindowStartNanos()), t);
+        Whole w = whole(f);
+        String session = w.session();
+        Map<String, ThreadStats> truth = w.rows();
 
         byte[] bytes = Files.readAllBytes(f);
         int buffers = bytes.length / BUFFER;
@@ -213,15 +198,7 @@ class IncompleteSessionTest {
         assertNotNull(knownUntil, "batches after the merge let switches out early are marked");
         assertTrue(markedBatches < batches.size(), "what left before is not marked");
 
-        List<TestRecord<String, ThreadStats>> rows;
-        try (TopologyTestDriver aggregate = aggregate()) {
-            var batchesIn = aggregate.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
-            var sessionsIn = aggregate.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
-            for (TestRecord<String, SwitchBatch> r : batches) batchesIn.pipeInput(r);
-            for (TraceSession s : sessions) sessionsIn.pipeInput(session, s);
-            rows = aggregate.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class))
-                    .readRecordsToList();
-        }
+        List<TestRecord<String, ThreadStats>> rows = aggregateRows(session, batches, sessions);
         int complete = 0;
         int marked = 0;
         for (TestRecord<String, ThreadStats> r : rows) {
@@ -239,6 +216,32 @@ class IncompleteSessionTest {
             }
         }
         assertTrue(complete > 0 && marked > 0, complete + " complete window rows, " + marked + " marked");
+    }
+
+    /** The aggregate topology's output for {@code batches} and the session's records {@code sessions}. */
+    private List<TestRecord<String, ThreadStats>> aggregateRows(String session, List<TestRecord<String, SwitchBatch>> batches,
+                                                                List<TraceSession> sessions) {
+        try (TopologyTestDriver aggregate = aggregate()) {
+            var batchesIn = aggregate.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var sessionsIn = aggregate.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+            for (TestRecord<String, SwitchBatch> b : batches) batchesIn.pipeInput(b);
+            for (TraceSession s : sessions) sessionsIn.pipeInput(session, s);
+            return aggregate.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class))
+                    .readRecordsToList();
+        }
+    }
+
+    /** A 40,000-switch trace written to {@code f}, and its window rows by key as the whole file gives them offline. */
+    record Whole(String session, Map<String, ThreadStats> rows) {}
+
+    static Whole whole(Path f) throws Exception {
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000), 0x28);
+        SessionStatistics whole = new SessionStatistics(WINDOW);
+        String session = SessionDecoder.decodeBatches(f, "h", null, whole::accept, null).session().session();
+        whole.closeAll();
+        Map<String, ThreadStats> truth = new HashMap<>();
+        for (ThreadStats t : whole.windowed()) truth.put(ThreadStatsFields.key(session, t.getThreadId(), t.getWindowStartNanos()), t);
+        return new Whole(session, truth);
     }
 
     /** The row without its thread's names and mark: its numbers. */
