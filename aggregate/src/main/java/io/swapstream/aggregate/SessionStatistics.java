@@ -13,7 +13,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 
 /**
@@ -26,77 +25,57 @@ import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
  * one accumulator update per switch, not two. TID 0 is excluded.
  */
 public final class SessionStatistics {
-    /** Where a thread's accumulators live: in memory offline, in a state store in the aggregate stage. */
-    public interface Accumulators {
-        /** The accumulator of {@code tid} for the window starting at {@code windowStart}, or the whole session when it is {@link #WHOLE}. */
-        ThreadStatsAccumulator of(int tid, long windowStart);
-
-        /**
-         * The switches have passed the end of the window starting at {@code windowStart}: its
-         * accumulators are final, and each is merged into its thread's whole-session accumulator.
-         */
-        void windowClosed(long windowStart);
-
-        /** A thread record carried by a batch: the label its rows get from now on. */
-        void label(ThreadLabel t);
-
-        /** The wake edges of a window that just closed ({@link #windowClosed}), named. */
-        default void edgesClosed(List<WakeEdge> edges) { }
-
-        /** The process of thread {@code tid} by its label, {@link WakeEdges#UNKNOWN} when it has none (a label not in memory). */
-        default int processOf(int tid) { return WakeEdges.UNKNOWN; }
-
-        /** The image name of process {@code pid} by the labels, null when none says (a label not in memory). */
-        default String processName(int pid) { return null; }
-    }
-
     public static final long WHOLE = Long.MIN_VALUE;
     private static final long NONE = ThreadStatsAccumulator.NONE;
     private static final int NO_INT = SwitchBatch.NONE;
     private static final long NO_TIME = SwitchBatch.NO_TIME;
 
     private final long windowNanos;
-    private final Accumulators accumulators;
+    private final AccumulatorStore accumulators;
+    private final ThreadLabels labels;
+    private final StatisticsOutput output;
+    /** Offline: the accumulators, rows and edges in memory; null in the aggregate stage. */
+    private final InMemory memory;
     private String session;
     private String host;
-    private final Int2ObjectOpenHashMap<ThreadStatsAccumulator> whole = new Int2ObjectOpenHashMap<>();
-    private final Map<Long, Int2ObjectOpenHashMap<ThreadStatsAccumulator>> windows = new HashMap<>();
-    /** In memory: each TID's latest thread record, and the rows of the windows closed so far. */
-    private final Map<Integer, ThreadLabel> labels = new HashMap<>();
-    private final List<ThreadStats> closedWindows = new ArrayList<>();
-    private final List<WakeEdge> closedEdges = new ArrayList<>();
     /** Who woke whom in the open window (the whole session without windows). */
     private WakeEdges edges = new WakeEdges();
-    /** Each thread's process and each process's image name, from the labels seen: the wake edges' keys and names. */
-    private final Int2IntOpenHashMap pidOfTid = new Int2IntOpenHashMap();
-    /**
-     * The batch's thread records of threads that start after its first row, by start: a batch carries
-     * them before its rows, and a TID reused within the batch (even twice) takes its new process only
-     * from its new thread's start on.
-     */
-    private final List<ThreadLabel> laterStarts = new ArrayList<>();
-    private final Int2ObjectOpenHashMap<String> processNames = new Int2ObjectOpenHashMap<>();
     /** The window the latest switches fall in; earlier ones are closed. */
     private long openWindow = WHOLE;
-    /** Switches that came after their window had closed (out of time order): counted whole-session only. */
     /** Per processor, the PMC counters of its previous switch: the baseline of the next slice's deltas. */
     private long[][] lastPmcByCpu = new long[0][];
     private long[] deltas = new long[0];
 
-    /** @param windowNanos tumbling window size, 0 for whole-session statistics only */
+    /** Statistics in memory, for a file: @param windowNanos tumbling window size, 0 for whole-session statistics only */
     public SessionStatistics(long windowNanos) {
-        this(windowNanos, null);
+        checkWindow(windowNanos);
+        this.windowNanos = windowNanos;
+        this.memory = new InMemory();
+        this.accumulators = memory;
+        this.output = memory;
+        this.labels = new ThreadLabels(LabelStore.NONE);
     }
 
-    /** Statistics whose accumulators {@code accumulators} keeps (null: in memory here). */
-    public SessionStatistics(long windowNanos, Accumulators accumulators) {
-        if (windowNanos < 0) throw new IllegalArgumentException("window must be positive");
+    /** Statistics whose accumulators, labels and output the host keeps (the aggregate stage). */
+    public SessionStatistics(long windowNanos, AccumulatorStore accumulators, LabelStore labels, StatisticsOutput output) {
+        checkWindow(windowNanos);
         this.windowNanos = windowNanos;
-        this.accumulators = accumulators != null ? accumulators : new InMemory();
+        this.memory = null;
+        this.accumulators = accumulators;
+        this.output = output;
+        this.labels = new ThreadLabels(labels);
+    }
+
+    private static void checkWindow(long windowNanos) {
+        if (windowNanos < 0) throw new IllegalArgumentException("window must be 0 (the whole session) or positive");
     }
 
     /** Offline: accumulators in maps; a closed window becomes rows, labelled as its threads were then. */
-    private final class InMemory implements Accumulators {
+    private final class InMemory implements AccumulatorStore, StatisticsOutput {
+        private final Int2ObjectOpenHashMap<ThreadStatsAccumulator> whole = new Int2ObjectOpenHashMap<>();
+        private final Map<Long, Int2ObjectOpenHashMap<ThreadStatsAccumulator>> windows = new HashMap<>();
+        private final List<ThreadStats> closedWindows = new ArrayList<>();
+        private final List<WakeEdge> closedEdges = new ArrayList<>();
         /** The open window's accumulators: the window of almost every switch, found without a boxed key. */
         private long openStart = Long.MIN_VALUE;
         private Int2ObjectOpenHashMap<ThreadStatsAccumulator> open;
@@ -119,25 +98,30 @@ public final class SessionStatistics {
         }
 
         @Override
-        public void windowClosed(long start) {
+        public void closeWindow(long start, Each each) {
             if (start == openStart) open = null;
             Int2ObjectOpenHashMap<ThreadStatsAccumulator> m = windows.remove(start);
             if (m == null) return;
             m.forEach((tid, a) -> {
-                closedWindows.add(SessionStatistics.this.label(a, tid, start, start + windowNanos));
+                each.accept(tid, a);
                 of(tid, WHOLE).merge(a);
             });
+        }
+
+        @Override
+        public void windowRow(int tid, ThreadStatsAccumulator a, long start) {
+            closedWindows.add(label(a, tid, start, start + windowNanos));
         }
 
         @Override
         public void edgesClosed(List<WakeEdge> e) {
             closedEdges.addAll(e);
         }
+    }
 
-        @Override
-        public void label(ThreadLabel t) {
-            labels.put(t.threadId(), t);
-        }
+    private InMemory memory() {
+        if (memory == null) throw new IllegalStateException("the host keeps these statistics' rows");
+        return memory;
     }
 
     public long windowNanos() { return windowNanos; }
@@ -155,17 +139,7 @@ public final class SessionStatistics {
     public void accept(SwitchBatch b) {
         session = b.session();
         host = b.host();
-        laterStarts.clear();
-        long first = b.count() > 0 ? b.timeNanos(0) : Long.MAX_VALUE;
-        for (ThreadLabel t : b.threads()) {
-            accumulators.label(t);
-            // a thread's end and rundown records repeat its start: they wait with it
-            if (t.startNanos() != null && t.startNanos() > first) laterStarts.add(t);
-            else pidOfTid.put(t.threadId(), pidOf(t));
-            if (t.processId() != null && t.processName() != null) processNames.put((int) t.processId(), t.processName());
-        }
-        laterStarts.sort(Comparator.comparingLong(ThreadLabel::startNanos));
-        int started = 0;
+        labels.take(b.threads(), b.count() > 0 ? b.timeNanos(0) : Long.MAX_VALUE);
         for (int i = 0; i < b.count(); i++) {
             int pmc = b.pmcCount(i);
             if (pmc > 0) {
@@ -178,17 +152,15 @@ public final class SessionStatistics {
             accept(b.cpu(i), b.timeNanos(i), b.oldThreadId(i), b.oldThreadPriority(i), b.oldThreadState(i),
                     b.oldThreadWaitReason(i), b.newThreadId(i), b.newThreadWaitTicks(i), b.newThreadTimeSinceLastNanos(i),
                     b.oldThreadRunNanos(i), ready, readyBin, b.readyingThreadId(i), b.previousCState(i), pmc);
-            while (started < laterStarts.size() && laterStarts.get(started).startNanos() <= b.timeNanos(i)) {
-                ThreadLabel t = laterStarts.get(started++);
-                pidOfTid.put(t.threadId(), pidOf(t));
-            }
+            labels.advanceTo(b.timeNanos(i));
             wake(b, i, readyBin);
         }
-        for (; started < laterStarts.size(); started++) pidOfTid.put(laterStarts.get(started).threadId(), pidOf(laterStarts.get(started)));
+        labels.endOfBatch();
     }
 
-    private static int pidOf(ThreadLabel t) {
-        return t.processId() == null ? WakeEdges.UNKNOWN : t.processId();
+    /** The session's thread records: the labels of its rows. */
+    public ThreadLabels labels() {
+        return labels;
     }
 
     private SwitchBatch oneRow;
@@ -215,28 +187,23 @@ public final class SessionStatistics {
         if (ready != NO_TIME && waits != NO_TIME && (waits > 0 || readier != NO_INT)) {
             // readied by a thread, or from a DPC, an interrupt or the idle thread; a runnable switch-out readies itself (0, no one)
             int pid = b.readyingProcessId(i);
-            edges.add(t, readier == NO_INT ? WakeEdges.INTERRUPT : pid == NO_INT ? WakeEdges.UNKNOWN : pid, processOf(nw), waits, ready, readyBin);
+            edges.add(t, readier == NO_INT ? WakeEdges.INTERRUPT : pid == NO_INT ? WakeEdges.UNKNOWN : pid, labels.processOf(nw), waits, ready, readyBin);
         } else if (ready == NO_TIME && b.newThreadTimeSinceLastNanos(i) != NO_TIME) {
             // it waited (a runnable switch-out would have given a ready time) and no ReadyThread event says who ended it
-            edges.add(t, WakeEdges.UNKNOWN, processOf(nw), b.newThreadTimeSinceLastNanos(i), NONE);
+            edges.add(t, WakeEdges.UNKNOWN, labels.processOf(nw), b.newThreadTimeSinceLastNanos(i), NONE);
         }
     }
 
-    private int processOf(int tid) {
-        int pid = pidOfTid.getOrDefault(tid, Integer.MIN_VALUE);
-        if (pid == Integer.MIN_VALUE) pidOfTid.put(tid, pid = accumulators.processOf(tid));
-        return pid;
-    }
-
-    private String processName(int pid) {
-        String n = processNames.get(pid);
-        if (n == null && (n = accumulators.processName(pid)) != null) processNames.put(pid, n);
-        return n;
+    /** The window from {@code start} is final: its rows, then its wake edges, go out. */
+    private void closeWindow(long start) {
+        accumulators.closeWindow(start, (tid, a) -> output.windowRow(tid, a, start));
+        output.windowClosed(start);
+        closeEdges(start);
     }
 
     /** The open window's wake edges go out named, and a new window's begin. */
     private void closeEdges(long start) {
-        if (!edges.isEmpty()) accumulators.edgesClosed(edges.toRecords(session, host, start, start + windowNanos, this::processName));
+        if (!edges.isEmpty()) output.edgesClosed(edges.toRecords(session, host, start, start + windowNanos, labels::processName));
         edges = new WakeEdges();
     }
 
@@ -258,8 +225,7 @@ public final class SessionStatistics {
             window = Math.floorDiv(t, windowNanos) * windowNanos;
             if (openWindow == WHOLE || window > openWindow) {
                 if (openWindow != WHOLE) {
-                    accumulators.windowClosed(openWindow);
-                    closeEdges(openWindow);
+                    closeWindow(openWindow);
                 }
                 openWindow = window;
             } else if (window < openWindow) {
@@ -301,11 +267,10 @@ public final class SessionStatistics {
     /** The session has ended: the open window is final too (without windows, the whole session's wake edges). */
     public void closeAll() {
         if (openWindow != WHOLE) {
-            accumulators.windowClosed(openWindow);
-            closeEdges(openWindow);
+            closeWindow(openWindow);
         } else if (windowNanos == 0 && !edges.isEmpty()) {
             // without windows, the whole session's edges, first to last wake-up
-            accumulators.edgesClosed(edges.toRecords(session, host, null, 0, this::processName));
+            output.edgesClosed(edges.toRecords(session, host, null, 0, labels::processName));
             edges = new WakeEdges();
         }
         openWindow = WHOLE;
@@ -318,7 +283,7 @@ public final class SessionStatistics {
     public List<ThreadStats> wholeSession() {
         closeAll();
         List<ThreadStats> out = new ArrayList<>();
-        whole.forEach((tid, a) -> out.add(label(a, tid, a.firstNanos(), a.lastNanos())));
+        memory().whole.forEach((tid, a) -> out.add(label(a, tid, a.firstNanos(), a.lastNanos())));
         out.sort(Comparator.comparingInt(ThreadStats::getThreadId));
         return out;
     }
@@ -330,7 +295,7 @@ public final class SessionStatistics {
      */
     public List<ThreadStats> windowed() {
         closeAll();
-        List<ThreadStats> out = new ArrayList<>(closedWindows);
+        List<ThreadStats> out = new ArrayList<>(memory().closedWindows);
         out.sort(Comparator.comparingLong(ThreadStats::getWindowStartNanos).thenComparingInt(ThreadStats::getThreadId));
         return out;
     }
@@ -341,14 +306,14 @@ public final class SessionStatistics {
      */
     public List<WakeEdge> wakeEdges() {
         closeAll();
-        List<WakeEdge> out = new ArrayList<>(closedEdges);
+        List<WakeEdge> out = new ArrayList<>(memory().closedEdges);
         out.sort(Comparator.comparingLong(WakeEdge::getWindowStartNanos).thenComparing(Comparator.comparingLong(WakeEdge::getWakeCount).reversed())
                 .thenComparing(e -> e.getWakerProcess().toString()).thenComparing(e -> e.getWokenProcess().toString()));
         return out;
     }
 
     private ThreadStats label(ThreadStatsAccumulator a, int tid, long start, long end) {
-        ThreadLabel info = labels.get(tid);
+        ThreadLabel info = labels.label(tid);
         return a.toStats(session, host, tid, info == null ? null : info.processId(),
                 info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, true);
     }

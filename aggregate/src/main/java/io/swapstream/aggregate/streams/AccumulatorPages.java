@@ -1,18 +1,21 @@
 package io.swapstream.aggregate.streams;
 
 import io.swapstream.aggregate.AccumulatorCodec;
+import io.swapstream.aggregate.AccumulatorStore;
 import io.swapstream.aggregate.SessionStatistics;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
+import io.swapstream.batch.AvroRecords;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.stage.StateStores;
-import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.ints.IntIterator;
-import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.ints.IntIterator;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -23,7 +26,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * a whole-session accumulator whose thread did not run since leaves memory there (the store has it),
  * as exited threads pile up over a long session and memory should follow the threads that run.
  */
-final class AccumulatorPages {
+final class AccumulatorPages implements AccumulatorStore {
     /** What the stores may hold of the session beyond what memory holds. */
     enum Paging {
         /** Nothing: every accumulator and label is in memory (the stores hold copies of some). */
@@ -32,12 +35,6 @@ final class AccumulatorPages {
         EVICTED,
         /** The session was opened from the stores (a restart, or the task moved here): any accumulator or label may be only there. */
         RESTORED
-    }
-
-    /** Takes a window's or a thread's final accumulator. */
-    @FunctionalInterface
-    interface Each {
-        void accept(int tid, ThreadStatsAccumulator a);
     }
 
     private final String session;
@@ -52,7 +49,6 @@ final class AccumulatorPages {
     private Paging paging;
     /** The open window was open before the session was opened from the stores: the store may hold its keys. */
     private boolean windowOpenedBeforeRestore;
-    private final Int2ObjectOpenHashMap<ThreadInfo> labelled = new Int2ObjectOpenHashMap<>();
     /**
      * Threads of the windows closed since the last write: their window keys go at the next write,
      * with the whole-session accumulators those windows merged into. Until then a restart finds
@@ -62,7 +58,7 @@ final class AccumulatorPages {
     /** Threads whose open-window key is in the store (not known after a restart: then every key is deleted). */
     private final IntOpenHashSet windowStored = new IntOpenHashSet();
     /** Thread records taken since the last write: written with the accumulators, the latest per thread. */
-    private final IntOpenHashSet labelsToWrite = new IntOpenHashSet();
+    private final Int2ObjectOpenHashMap<ThreadLabel> labelsToWrite = new Int2ObjectOpenHashMap<>();
     /** Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out from the store. */
     private final IntOpenHashSet rowDueInStore = new IntOpenHashSet();
 
@@ -78,8 +74,8 @@ final class AccumulatorPages {
         return paging;
     }
 
-    /** The accumulator of {@code tid} for the window starting at {@code start} (or the whole session), about to change. */
-    ThreadStatsAccumulator changing(int tid, long start) {
+    @Override
+    public ThreadStatsAccumulator of(int tid, long start) {
         AccumulatorSlot s;
         if (start == SessionStatistics.WHOLE) {
             s = whole.get(tid);
@@ -122,7 +118,8 @@ final class AccumulatorPages {
      * The window starting at {@code start} has closed: gives {@code each} its accumulators, then merges each
      * into its thread's whole-session accumulator. Its keys go at the next write.
      */
-    void closeWindow(long start, Each each) {
+    @Override
+    public void closeWindow(long start, Each each) {
         // the store has every accumulator written by earlier batches; this batch's are in memory
         Map<Integer, ThreadStatsAccumulator> closed = new LinkedHashMap<>();
         boolean inMemory = start == windowStart;
@@ -152,7 +149,7 @@ final class AccumulatorPages {
         while (it.hasNext()) {
             Map.Entry<Integer, ThreadStatsAccumulator> e = it.next();
             each.accept(e.getKey(), e.getValue());
-            changing(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
+            of(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
             closedWindowThreads.add(e.getKey().intValue());
             it.remove();
         }
@@ -163,16 +160,24 @@ final class AccumulatorPages {
         return !closedWindowThreads.isEmpty();
     }
 
-    /** A thread record carried by a batch: the label its rows get from now on, written with the accumulators. */
-    void label(io.swapstream.schemas.avro.ThreadInfo t) {
-        labelled.put(t.getThreadId(), t);
-        labelsToWrite.add(t.getThreadId());
+    /** A thread record carried by a batch: written with the accumulators. */
+    void label(ThreadLabel t) {
+        labelsToWrite.put(t.threadId(), t);
     }
 
-    /** The thread's label: from memory, or after a restart the store's. */
-    ThreadInfo label(int tid) {
-        ThreadInfo info = labelled.get(tid);
-        return info == null && paging == Paging.RESTORED ? stores.labels().get(labelKey(tid)) : info;
+    /** The thread's label as the store has it: after a restart, one written before; else none that memory lacks. */
+    ThreadLabel storedLabel(int tid) {
+        if (paging != Paging.RESTORED) return null;
+        ThreadInfo info = stores.labels().get(labelKey(tid));
+        return info == null ? null : AvroRecords.of(info);
+    }
+
+    /** After a restart, every label of the session written before. */
+    void forEachStoredLabel(java.util.function.Consumer<ThreadLabel> each) {
+        if (paging != Paging.RESTORED) return;
+        try (KeyValueIterator<String, ThreadInfo> it = stores.labels().prefixScan(session + "/", new StringSerializer())) {
+            it.forEachRemaining(kv -> each.accept(AvroRecords.of(kv.value)));
+        }
     }
 
     /**
@@ -277,10 +282,7 @@ final class AccumulatorPages {
     }
 
     private void writeLabels() {
-        for (IntIterator it = labelsToWrite.iterator(); it.hasNext(); ) {
-            int tid = it.nextInt();
-            stores.labels().put(labelKey(tid), labelled.get(tid));
-        }
+        labelsToWrite.forEach((tid, t) -> stores.labels().put(labelKey(tid), AvroRecords.of(t)));
         labelsToWrite.clear();
     }
 

@@ -1,19 +1,18 @@
 package io.swapstream.aggregate.streams;
 
+import io.swapstream.aggregate.LabelStore;
 import io.swapstream.aggregate.SessionStatistics;
+import io.swapstream.aggregate.StatisticsOutput;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.aggregate.WakeEdges;
-import io.swapstream.batch.AvroRecords;
-import io.swapstream.schemas.avro.ThreadInfo;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.state.StateFormat;
 import io.swapstream.schemas.state.StateReader;
 import io.swapstream.schemas.state.StateWriter;
 import io.swapstream.stage.StateStores;
 import java.util.List;
-import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.state.KeyValueIterator;
+import java.util.function.Consumer;
 
 /**
  * A session in a task's memory: its {@link SessionStatistics}, whose accumulators are paged between
@@ -22,7 +21,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
  * window has closed; the batches since are noted in the redo store, which a restore takes again.
  */
-final class OpenSession implements SessionStatistics.Accumulators {
+final class OpenSession implements LabelStore, StatisticsOutput {
     final String session;
     final AggregateSession state;
     final SessionStatistics statistics;
@@ -50,8 +49,6 @@ final class OpenSession implements SessionStatistics.Accumulators {
     /** The key of the open window's wake edges in the accumulators store, and whether the store has them. */
     private final String edgesKey;
     private boolean edgesStored;
-    /** After a restart, each process's image name by the stored labels, read on the first name not in memory. */
-    private Int2ObjectOpenHashMap<String> storedNames;
     /** The batch count when a window last closed (-1: none yet). */
     private long batchesAtClose = -1;
     /**
@@ -70,7 +67,7 @@ final class OpenSession implements SessionStatistics.Accumulators {
         this.settings = settings;
         this.metrics = metrics;
         this.pages = new AccumulatorPages(session, stores, state.batches > 0);
-        this.statistics = new SessionStatistics(settings.windowNanos(), this);
+        this.statistics = new SessionStatistics(settings.windowNanos(), pages, this, this);
         if (state.statistics.length > 0) statistics.readState(new StateReader(state.statistics, 0, state.statistics.length));
         statistics.identify(session, state.host != null ? state.host : io.swapstream.etw.LogfileHeader.hostOf(session));
         this.edgesKey = AggregateStores.edgesKey(session);
@@ -92,35 +89,12 @@ final class OpenSession implements SessionStatistics.Accumulators {
     }
 
     @Override
-    public int processOf(int tid) {
-        ThreadInfo info = label(tid);
-        return info == null || info.getProcessId() == null ? WakeEdges.UNKNOWN : info.getProcessId();
-    }
-
-    @Override
-    public String processName(int pid) {
-        if (storedNames == null) {
-            storedNames = new Int2ObjectOpenHashMap<>();
-            try (KeyValueIterator<String, ThreadInfo> it = stores.labels().prefixScan(session + "/", new StringSerializer())) {
-                it.forEachRemaining(kv -> {
-                    ThreadInfo t = kv.value;
-                    if (t.getProcessId() != null && t.getProcessName() != null) storedNames.put((int) t.getProcessId(), t.getProcessName());
-                });
-            }
-        }
-        return storedNames.get(pid);
-    }
-
-    @Override
-    public ThreadStatsAccumulator of(int tid, long start) {
-        return pages.changing(tid, start);
+    public void windowRow(int tid, ThreadStatsAccumulator a, long start) {
+        if (!replaying) rows.emit(this, tid, a, start, true, windowKnown(start));
     }
 
     @Override
     public void windowClosed(long start) {
-        pages.closeWindow(start, (tid, a) -> {
-            if (!replaying) rows.emit(this, tid, a, start, true, windowKnown(start));
-        });
         if (!replaying) {
             metrics.windowsClosed.record();
             metrics.closed(start + settings.windowNanos());
@@ -139,15 +113,25 @@ final class OpenSession implements SessionStatistics.Accumulators {
     }
 
     @Override
-    public void label(io.swapstream.batch.ThreadLabel t) {
+    public void put(ThreadLabel t) {
         // a store write per thread record would cost more than its statistics: written with the accumulators
-        pages.label(AvroRecords.of(t));
+        pages.label(t);
         if (!replaying) state.threads++; // counted the first time round
     }
 
+    @Override
+    public ThreadLabel get(int tid) {
+        return pages.storedLabel(tid);
+    }
+
+    @Override
+    public void forEach(Consumer<ThreadLabel> each) {
+        pages.forEachStoredLabel(each);
+    }
+
     /** The thread's label: from memory, or after a restart the store's. */
-    ThreadInfo label(int tid) {
-        return pages.label(tid);
+    ThreadLabel label(int tid) {
+        return statistics.labels().label(tid);
     }
 
     /** Notes batch {@code entry} (a reference to the input topic) taken: a restore takes it again. */

@@ -3,14 +3,14 @@ package io.swapstream.aggregate.streams;
 import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.ThreadStatsAccumulator;
 import io.swapstream.aggregate.ThreadStatsFields;
+import io.swapstream.batch.ThreadLabel;
 import io.swapstream.etw.LogfileHeader;
-import io.swapstream.schemas.avro.ThreadInfo;
 import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.WakeEdge;
-import org.apache.avro.specific.SpecificRecord;
 import io.swapstream.stage.StateStores;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -84,10 +84,10 @@ final class RowEmitter {
         String key = ThreadStatsFields.key(o.session, tid, windowStart);
         long start = windowStart != null ? windowStart : a.firstNanos();
         long end = windowStart != null ? windowStart + settings.windowNanos() : a.lastNanos();
-        ThreadInfo info = o.label(tid);
+        ThreadLabel info = o.label(tid);
         String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
-        ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.getProcessId(),
-                info == null ? null : info.getProcessName(), info == null ? null : info.getThreadName(), start, end, isFinal);
+        ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.processId(),
+                info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, isFinal);
         stats.setComplete(complete);
         String storeKey = windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid);
         metrics.statsOut.record();
