@@ -8,6 +8,7 @@ import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.LogfileHeaderBytes;
 import io.swapstream.etw.SessionClock;
 import io.swapstream.ingest.RawSessionReader;
 import java.io.IOException;
@@ -238,28 +239,13 @@ public final class RangeExport {
      */
     public static void rewriteHeader(String session, byte[] bytes, int count, long lastEventNanos, boolean eventsLost,
                                      boolean buffersLost) {
-        BufferDecoder d = new BufferDecoder();
-        d.load(session, 0, bytes, 0, bytes.length);
-        int[] payload = {-1};
-        int[] pointerSize = {8};
-        LogfileHeader[] original = new LogfileHeader[1];
-        d.walk(ev -> {
-            if (payload[0] < 0 && LogfileHeader.isHeaderEvent(ev)) {
-                payload[0] = ev.payloadOffset();
-                pointerSize[0] = ev.pointerSize();
-                original[0] = LogfileHeader.parse(ev, d);
-            }
-        });
-        if (payload[0] < 0) throw new RawSessionReader.Unavailable("session " + session + ": no logfile header in its first buffer");
-        // an uncompressed buffer's events lie in it as in the file: the payload's offset is the same in the bytes
-        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int p = payload[0];
-        long endTime = lastEventNanos == Long.MIN_VALUE ? original[0].endTime()
-                : lastEventNanos / 100 + SessionClock.FILETIME_UNIX_EPOCH;
-        b.putLong(p + 0x10, endTime);
-        b.putInt(p + 0x24, count);
-        b.putInt(p + 0x30, eventsLost ? original[0].eventsLost() : 0);
-        b.putInt(p + (pointerSize[0] == 8 ? 0x114 : 0x10C), buffersLost ? original[0].buffersLost() : 0);
+        LogfileHeaderBytes h = LogfileHeaderBytes.locate(session, bytes);
+        if (h == null) throw new RawSessionReader.Unavailable("session " + session + ": no logfile header in its first buffer");
+        LogfileHeader original = h.header();
+        h.endTime(lastEventNanos == Long.MIN_VALUE ? original.endTime() : lastEventNanos / 100 + SessionClock.FILETIME_UNIX_EPOCH)
+                .buffersWritten(count)
+                .eventsLost(eventsLost ? original.eventsLost() : 0)
+                .buffersLost(buffersLost ? original.buffersLost() : 0);
     }
 
     /**

@@ -51,54 +51,44 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
     public int activeCpus() { return processors - silentCpus; }
 
     public GeneratorOptions withMode(String m) {
-        return new GeneratorOptions(m, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.mode = m);
     }
 
     /** The session's start, as a FILETIME (100 ns since 1601): it names the session and dates its events. */
     public GeneratorOptions withStartTime(long fileTime) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, fileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.startTimeFileTime = fileTime);
     }
 
     public GeneratorOptions withSwitches(long n) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, n, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.switches = n);
     }
 
     public GeneratorOptions withSeed(long s) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, s, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.seed = s);
     }
 
     public GeneratorOptions withPmc(int n) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, n,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.pmcCounters = n);
     }
 
     public GeneratorOptions withShape(int cpus, int procs, int threads) {
-        return new GeneratorOptions(mode, cpus, procs, threads, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> { c.processors = cpus; c.processes = procs; c.threadsPerProcess = threads; });
     }
 
     public GeneratorOptions withSilentCpus(int n) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, n, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.silentCpus = n);
     }
 
     public GeneratorOptions withQuietSpell(QuietSpell q) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, q, bufferSize, flushTimerTicks);
+        return with(c -> c.quiet = q);
     }
 
     public GeneratorOptions withBufferSize(int bytes) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bytes, flushTimerTicks);
+        return with(c -> c.bufferSize = bytes);
     }
 
     public GeneratorOptions withExitRate(double rate) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, rate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.exitRate = rate);
     }
 
     /**
@@ -107,8 +97,7 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
      * EVENT_TRACE_SYSTEM_LOGGER_MODE as well.
      */
     public GeneratorOptions withLoggerName(String name) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, name, startTimeFileTime, silentCpus, quiet, bufferSize, flushTimerTicks);
+        return with(c -> c.loggerName = name);
     }
 
     /** The logfile header's LogFileMode: sequential, and a system logger's mode unless the logger is the NT Kernel Logger. */
@@ -118,7 +107,54 @@ public record GeneratorOptions(String mode, int processors, int processes, int t
 
     /** The logger's flush timer in 10 MHz ticks; 0 for a file session's default (none). */
     public GeneratorOptions withFlushTimer(long ticks) {
-        return new GeneratorOptions(mode, processors, processes, threadsPerProcess, switches, seed, build, pmcCounters,
-                rundown, noise, exitRate, loggerName, startTimeFileTime, silentCpus, quiet, bufferSize, ticks);
+        return with(c -> c.flushTimerTicks = ticks);
+    }
+
+    /** A copy with some components changed: the one place besides the record's header that lists them all. */
+    private GeneratorOptions with(java.util.function.Consumer<Components> change) {
+        Components c = new Components(this);
+        change.accept(c);
+        return new GeneratorOptions(c.mode, c.processors, c.processes, c.threadsPerProcess, c.switches, c.seed, c.build, c.pmcCounters, c.rundown, c.noise, c.exitRate, c.loggerName, c.startTimeFileTime, c.silentCpus, c.quiet, c.bufferSize, c.flushTimerTicks);
+    }
+
+    /** The components of a copy being made. */
+    private static final class Components {
+        String mode;
+        int processors;
+        int processes;
+        int threadsPerProcess;
+        long switches;
+        long seed;
+        int build;
+        int pmcCounters;
+        boolean rundown;
+        boolean noise;
+        double exitRate;
+        String loggerName;
+        long startTimeFileTime;
+        int silentCpus;
+        QuietSpell quiet;
+        int bufferSize;
+        long flushTimerTicks;
+
+        Components(GeneratorOptions o) {
+            mode = o.mode;
+            processors = o.processors;
+            processes = o.processes;
+            threadsPerProcess = o.threadsPerProcess;
+            switches = o.switches;
+            seed = o.seed;
+            build = o.build;
+            pmcCounters = o.pmcCounters;
+            rundown = o.rundown;
+            noise = o.noise;
+            exitRate = o.exitRate;
+            loggerName = o.loggerName;
+            startTimeFileTime = o.startTimeFileTime;
+            silentCpus = o.silentCpus;
+            quiet = o.quiet;
+            bufferSize = o.bufferSize;
+            flushTimerTicks = o.flushTimerTicks;
+        }
     }
 }

@@ -1,10 +1,8 @@
 package io.swapstream.generate;
 
-import io.swapstream.etw.BufferDecoder;
-import io.swapstream.etw.LogfileHeader;
+import io.swapstream.etw.LogfileHeaderBytes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -66,16 +64,8 @@ public final class TraceReplay {
     /** The first buffer {@code finished} as its logger wrote it at the start: no EndTime, one buffer written. */
     static byte[] asStarted(byte[] finished) {
         byte[] started = finished.clone();
-        BufferDecoder d = new BufferDecoder();
-        d.load("replay", 0, started, 0, started.length);
-        int[] payload = {-1};
-        d.walk(ev -> {
-            if (payload[0] < 0 && LogfileHeader.isHeaderEvent(ev)) payload[0] = ev.payloadOffset();
-        });
-        if (payload[0] < 0) return started;
-        ByteBuffer h = ByteBuffer.wrap(started).order(ByteOrder.LITTLE_ENDIAN);
-        h.putLong(payload[0] + 0x10, 0);
-        h.putInt(payload[0] + 0x24, 1);
+        LogfileHeaderBytes h = LogfileHeaderBytes.locate("replay", started);
+        if (h != null) h.endTime(0).buffersWritten(1);
         return started;
     }
 }
