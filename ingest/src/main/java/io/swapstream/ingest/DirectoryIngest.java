@@ -77,11 +77,16 @@ public final class DirectoryIngest implements AutoCloseable {
     private final java.util.Set<Path> refused = new java.util.HashSet<>();
 
     public DirectoryIngest(Settings settings, Consumer<String> log) {
+        this(settings, log, WatchTransactions.kafka(settings));
+    }
+
+    /** With {@code clients} for Kafka's: a unit test's fake. */
+    DirectoryIngest(Settings settings, Consumer<String> log, WatchTransactions.Clients clients) {
         this.settings = settings;
         this.log = log;
         this.rawTopic = SwapstreamConfig.topic(settings.prefix(), SwapstreamConfig.RAW_BUFFERS);
         this.deadLetterTopic = SwapstreamConfig.topic(settings.prefix(), SwapstreamConfig.DEAD_LETTERS);
-        this.tx = new WatchTransactions(settings, log);
+        this.tx = new WatchTransactions(settings, log, clients);
     }
 
     /** A file's host as this watcher names it: its one host, or the file's name without extension. */
@@ -242,7 +247,8 @@ public final class DirectoryIngest implements AutoCloseable {
             }
             f.size = size;
             f.lastGrowthMs = nowMs;
-            f.notEtl = null;
+            // looked at again now it grew; but its host, from its name, stays what it was
+            f.notEtl = LogfileHeader.hostProblem(f.host);
         }
         if (f.notEtl != null || f.position.ended) return;
         if (size == 0) {

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -32,22 +33,54 @@ final class WatchTransactions implements AutoCloseable {
     private final Consumer<String> log;
     private final String positionsTopic;
     private final RecoveryBudget fencings = new RecoveryBudget(MAX_FENCINGS, 10 * 60_000L);
-    private KafkaProducer<String, byte[]> producer;
+    private final Clients clients;
+    private Producer<String, byte[]> producer;
     /** Committed positions by session. */
     private final Map<String, IngestPosition> committed;
     private boolean open;
     /** The last transaction failed: abort it before anything else. */
     private boolean aborting;
 
-    WatchTransactions(DirectoryIngest.Settings settings, Consumer<String> log) {
-        this.settings = settings;
-        this.log = log;
-        this.positionsTopic = SwapstreamConfig.topic(settings.prefix(), SwapstreamConfig.INGEST_POSITIONS);
-        this.committed = IngestPosition.readCommitted(settings.bootstrap(), positionsTopic, settings.overrides());
-        this.producer = newProducer();
+    /**
+     * What the watcher asks of Kafka besides its transactions: {@link #kafka} the real clients, a unit test a fake
+     * (a {@code MockProducer}, positions it keeps).
+     */
+    interface Clients {
+        /** A new producer of the watcher's transactional id, its transactions initialized (fencing an older one). */
+        Producer<String, byte[]> newProducer();
+
+        /** The committed positions of {@code topic}, by session. */
+        Map<String, IngestPosition> readCommitted(String topic);
+
+        /** Throws Kafka's refusal when it no longer takes the watcher's credential. */
+        void checkCredential();
     }
 
-    private KafkaProducer<String, byte[]> newProducer() {
+    /** The real clients of {@code settings}' brokers. */
+    static Clients kafka(DirectoryIngest.Settings settings) {
+        return new Clients() {
+            @Override public Producer<String, byte[]> newProducer() { return WatchTransactions.newProducer(settings); }
+            @Override public Map<String, IngestPosition> readCommitted(String topic) {
+                return IngestPosition.readCommitted(settings.bootstrap(), topic, settings.overrides());
+            }
+            @Override public void checkCredential() { WatchTransactions.checkCredential(settings); }
+        };
+    }
+
+    WatchTransactions(DirectoryIngest.Settings settings, Consumer<String> log) {
+        this(settings, log, kafka(settings));
+    }
+
+    WatchTransactions(DirectoryIngest.Settings settings, Consumer<String> log, Clients clients) {
+        this.settings = settings;
+        this.log = log;
+        this.clients = clients;
+        this.positionsTopic = SwapstreamConfig.topic(settings.prefix(), SwapstreamConfig.INGEST_POSITIONS);
+        this.committed = clients.readCommitted(positionsTopic);
+        this.producer = clients.newProducer();
+    }
+
+    private static KafkaProducer<String, byte[]> newProducer(DirectoryIngest.Settings settings) {
         Map<String, Object> c = new HashMap<>();
         c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
         c.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId());
@@ -76,6 +109,10 @@ final class WatchTransactions implements AutoCloseable {
      * client's first request says at once what is wrong.
      */
     void checkCredential() {
+        clients.checkCredential();
+    }
+
+    private static void checkCredential(DirectoryIngest.Settings settings) {
         Map<String, Object> c = new HashMap<>(settings.overrides());
         c.keySet().retainAll(AdminClientConfig.configNames()); // the producer's settings are none of an admin's
         c.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrap());
@@ -166,9 +203,9 @@ final class WatchTransactions implements AutoCloseable {
                     producer = null;
                 }
             }
-            if (producer == null) producer = newProducer();
+            if (producer == null) producer = clients.newProducer();
             committed.clear();
-            committed.putAll(IngestPosition.readCommitted(settings.bootstrap(), positionsTopic, settings.overrides()));
+            committed.putAll(clients.readCommitted(positionsTopic));
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             checkCredential();
             log.accept("Kafka does not answer (" + e.getMessage() + "); trying again");
