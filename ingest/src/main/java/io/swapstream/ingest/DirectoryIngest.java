@@ -156,7 +156,7 @@ public final class DirectoryIngest implements AutoCloseable {
             if (!Files.exists(f.path)) {
                 files.remove(f.path);
                 if (f.session != null && !f.position.ended) {
-                    end(f, "the file was deleted after " + f.position.nextIndex + " buffers, before it stopped growing");
+                    end(f, "the file was deleted after " + f.position.nextIndex + " buffers, before it stopped growing", 0);
                     log.accept(f.path + ": deleted after " + f.position.nextIndex + " buffers; session " + f.session
                             + " ends as incomplete");
                 }
@@ -242,7 +242,7 @@ public final class DirectoryIngest implements AutoCloseable {
         long size = attrs.size();
         if (size != f.size) {
             if (size < f.size && f.session != null && !f.position.ended) {
-                end(f, "the file was rewritten from the start (circular logging?) after " + f.position.nextIndex + " buffers");
+                end(f, "the file was rewritten from the start (circular logging?) after " + f.position.nextIndex + " buffers", 0);
                 log.accept(p + ": shrank from " + f.size + " to " + size + " bytes; session " + f.session + " ends as incomplete");
             }
             f.size = size;
@@ -369,11 +369,10 @@ public final class DirectoryIngest implements AutoCloseable {
         tx.send(new ProducerRecord<>(deadLetterTopic, null, f.session, rest, h));
     }
 
-    /** The session's end marker; {@code error} says why it is incomplete, or null; {@code deadLetters} went there before it. */
-    private void end(WatchedFile f, String error) {
-        end(f, error, 1);
-    }
-
+    /**
+     * The session's end marker; {@code error} says why it is incomplete, or null; {@code deadLetters} went there before it
+     * (the decode stage counts them as the ingester's dead letters: a file deleted or rewritten sent none).
+     */
     private void end(WatchedFile f, String error, long deadLetters) {
         RecordHeaders h = BufferPublisher.endMarker(f.host, f.stream, f.path, f.position.nextIndex, settings.maxWaitReason(),
                 error == null ? 0 : deadLetters, error);
