@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
@@ -31,15 +33,23 @@ public final class InputRecordReader implements AutoCloseable {
 
     private final Map<String, Object> appConfigs;
     private final String clientId;
-    private KafkaConsumer<byte[], byte[]> consumer;
+    /** Makes the reader's consumer from its configuration: a {@link KafkaConsumer} on a stage. */
+    private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers;
+    private Consumer<byte[], byte[]> consumer;
     private TopicPartition assigned;
     private List<ConsumerRecord<byte[], byte[]>> fetched = List.of();
     private int next;
 
     /** @param appConfigs a Streams client's configuration: its connection settings are the reader's */
     public InputRecordReader(Map<String, Object> appConfigs, String clientId) {
+        this(appConfigs, clientId, KafkaConsumer::new);
+    }
+
+    /** Over consumers made by {@code consumers} (a test's, in memory). */
+    InputRecordReader(Map<String, Object> appConfigs, String clientId, Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers) {
         this.appConfigs = appConfigs;
         this.clientId = clientId;
+        this.consumers = consumers;
     }
 
     /** A reader for a task's redo log, named {@code name}. */
@@ -118,7 +128,7 @@ public final class InputRecordReader implements AutoCloseable {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        consumer = new KafkaConsumer<>(c);
+        consumer = consumers.apply(c);
     }
 
     private static IllegalStateException missing(TopicPartition tp, long offset, String why) {
