@@ -49,6 +49,7 @@ public final class Peers {
 
     /** The instance that holds {@code key} of {@code store} (partitioned as the topics are), as host:port. */
     String owner(String store, String key, String what) {
+        if (streams == null) return self; // no application: this instance alone (a test's)
         KeyQueryMetadata m = streams.queryMetadataForKey(store, key, new SessionPartitioner<>());
         if (m == null || m.activeHost() == null || m.activeHost().port() < 0) {
             throw new StageHttp.HttpProblem(503, "no instance holds " + what + " right now (rebalancing): ask again");

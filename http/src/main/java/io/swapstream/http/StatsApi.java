@@ -35,9 +35,11 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 public final class StatsApi {
     static final ObjectMapper JSON = RecordJson.MAPPER;
-    private final KafkaStreams streams;
+    /** This instance's query stores by name; an {@link InvalidStateStoreException} while they are not queryable. */
+    private final java.util.function.Function<String, ReadOnlyKeyValueStore<String, ?>> stores;
+    /** The stage's state, for a client told to ask again. */
+    private final java.util.function.Supplier<String> state;
     private final RowIndexes indexes;
-    private final String self;
     /** Closed windows per session the stats store keeps (the aggregate's --keep-windows). */
     private int keepWindows = io.swapstream.schemas.SwapstreamConfig.DEFAULT_KEEP_WINDOWS;
     /** Tells this instance's ETags from an earlier run's. */
@@ -50,10 +52,17 @@ public final class StatsApi {
 
     /** @param tls the stage's TLS settings (its peers are asked over HTTPS, trusting its key store), or null */
     public StatsApi(KafkaStreams streams, RowIndexes indexes, String self, String scheme, HttpTls tls) {
-        this.streams = streams;
+        this(name -> streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.keyValueStore())),
+                () -> String.valueOf(streams.state()), indexes, new Peers(streams, self, scheme, tls));
+    }
+
+    /** Over stores given by name (a test's, in memory). */
+    StatsApi(java.util.function.Function<String, ReadOnlyKeyValueStore<String, ?>> stores, java.util.function.Supplier<String> state,
+             RowIndexes indexes, Peers peers) {
+        this.stores = stores;
+        this.state = state;
         this.indexes = indexes;
-        this.peers = new Peers(streams, self, scheme, tls);
-        this.self = self;
+        this.peers = peers;
     }
 
     /** The closed windows per session the stage keeps: a thread's answer says so when it had more. */
@@ -279,11 +288,12 @@ public final class StatsApi {
         return all;
     }
 
+    @SuppressWarnings("unchecked")
     private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
         try {
-            return streams.store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore()));
+            return (ReadOnlyKeyValueStore<String, V>) stores.apply(name);
         } catch (InvalidStateStoreException e) {
-            throw new StageHttp.HttpProblem(503, "the statistics are not queryable right now (" + streams.state() + "): ask again");
+            throw new StageHttp.HttpProblem(503, "the statistics are not queryable right now (" + state.get() + "): ask again");
         }
     }
 
