@@ -2,11 +2,9 @@ package io.swapstream.cli;
 
 import io.swapstream.aggregate.StatsTable;
 import io.swapstream.aggregate.rollup.RollupTable;
-import io.swapstream.aggregate.streams.AggregateTopology;
 import io.swapstream.cli.kafka.KafkaOptions;
 import io.swapstream.cli.kafka.KafkaReachability;
 import io.swapstream.decode.event.MaximumWaitReason;
-import io.swapstream.decode.streams.DecodeTopology;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
 import io.swapstream.ingest.BufferPublisher;
@@ -15,7 +13,6 @@ import io.swapstream.local.Directories;
 import io.swapstream.local.EmbeddedKafkaBroker;
 import io.swapstream.local.Pipeline;
 import io.swapstream.local.RollupRun;
-import io.swapstream.local.ServiceException;
 import io.swapstream.local.StageConfig;
 import io.swapstream.schemas.SwapstreamConfig;
 import io.swapstream.schemas.avro.ThreadStats;
@@ -36,12 +33,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StoreQueryParameters;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.QueryableStoreTypes;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -138,10 +129,11 @@ final class RunCommand implements Callable<Integer> {
                 List<BufferPublisher.Published> published = outcome.published();
                 if (published.isEmpty()) return outcome.status();
                 double ingested = (System.nanoTime() - t1) / 1e9;
-                for (BufferPublisher.Published p : published) awaitDecoded(pipeline.decode, p.session(), t1, timeoutMs);
+                long deadline = t1 + timeoutMs * 1_000_000L;
+                for (BufferPublisher.Published p : published) pipeline.awaitDecoded(p.session(), deadline);
                 double decoded = (System.nanoTime() - t1) / 1e9;
                 long switches = 0;
-                for (BufferPublisher.Published p : published) switches += awaitDone(pipeline.aggregate, p.session(), t1, timeoutMs);
+                for (BufferPublisher.Published p : published) switches += pipeline.awaitAggregated(p.session(), deadline);
                 double secs = (System.nanoTime() - t1) / 1e9;
                 err.printf("ingested in %.1f s, decoded by %.1f s, aggregated by %.1f s: %d context switches, %.0f switches/s end to end%n",
                         ingested, decoded, secs, switches, switches / secs);
@@ -215,64 +207,6 @@ final class RunCommand implements Callable<Integer> {
         return temporaryBroker ? 0 : DEFAULT_WINDOW_NANOS;
     }
 
-    /** Waits until the decode stage has ended the session. */
-    private void awaitDecoded(KafkaStreams streams, String session, long since, long timeoutMs) throws InterruptedException {
-        while (true) {
-            try {
-                ReadOnlyKeyValueStore<String, byte[]> progress = streams.store(
-                        StoreQueryParameters.fromNameAndType(DecodeTopology.PROGRESS_STORE, QueryableStoreTypes.keyValueStore()));
-                byte[] p = progress.get(session);
-                if (DecodeTopology.hasEnded(p)) return;
-            } catch (InvalidStateStoreException e) {
-                // rebalancing or still starting: ask again
-            }
-            checkAlive(streams, session, since, timeoutMs);
-            Thread.sleep(100);
-        }
-    }
-
-    private void checkAlive(KafkaStreams streams, String session, long since, long timeoutMs) {
-        if (Pipeline.stopped(streams)) {
-            throw new ServiceException("a pipeline stage stopped (" + streams.state() + ") before session " + session + " was done");
-        }
-        if ((System.nanoTime() - since) / 1_000_000 > timeoutMs) {
-            throw new ServiceException("session " + session + " was not fully processed within --timeout " + timeout);
-        }
-    }
-
-    /** Waits until the aggregate stage has emitted all of a session's statistics; returns its switch count. */
-    private long awaitDone(KafkaStreams streams, String session, long since, long timeoutMs) throws InterruptedException {
-        while (true) {
-            try {
-                ReadOnlyKeyValueStore<String, byte[]> sessions = streams.store(
-                        StoreQueryParameters.fromNameAndType(AggregateTopology.SESSIONS_STORE, QueryableStoreTypes.keyValueStore()));
-                Long n = AggregateTopology.finishedSwitches(sessions.get(session));
-                if (n != null) return n;
-            } catch (InvalidStateStoreException e) {
-                // rebalancing or still starting: ask again
-            }
-            checkAlive(streams, session, since, timeoutMs);
-            Thread.sleep(100);
-        }
-    }
-
-    /** The session's whole-session rows, as the aggregate's store holds them (without their sketches). */
-    private static List<ThreadStats> statistics(KafkaStreams streams, String session) {
-        ReadOnlyKeyValueStore<String, ThreadStats> store = streams.store(
-                StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
-        List<ThreadStats> out = new ArrayList<>();
-        try (KeyValueIterator<String, ThreadStats> it = store.prefixScan(session + "/",
-                new org.apache.kafka.common.serialization.StringSerializer())) {
-            while (it.hasNext()) {
-                KeyValue<String, ThreadStats> kv = it.next();
-                if (kv.key.split("/").length == 2) out.add(kv.value);
-            }
-        }
-        out.sort(Comparator.comparing((ThreadStats t) -> t.getSession().toString()).thenComparingInt(ThreadStats::getThreadId)
-                .thenComparingLong(ThreadStats::getWindowStartNanos));
-        return out;
-    }
-
     /**
      * The sessions' final rows, read from the thread-stats topic (the store keeps only the latest
      * windows, and no sketches): every window's with {@code windows}, else the whole-session ones, up
@@ -281,7 +215,7 @@ final class RunCommand implements Callable<Integer> {
     private Map<String, List<ThreadStats>> finalRows(String bootstrap, List<BufferPublisher.Published> published,
                                                      KafkaStreams aggregate, long timeoutMs, boolean windows) {
         Map<String, Integer> wholeRowsDue = new HashMap<>();
-        for (BufferPublisher.Published p : published) wholeRowsDue.put(p.session(), statistics(aggregate, p.session()).size());
+        for (BufferPublisher.Published p : published) wholeRowsDue.put(p.session(), Pipeline.wholeSessionRows(aggregate, p.session()));
         Map<String, Object> c = new HashMap<>(kafka.clientConfig());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         Map<String, List<ThreadStats>> rows = new HashMap<>();

@@ -50,12 +50,7 @@ public final class DirectoryIngest implements AutoCloseable {
      * @param flushTimerMs    the loggers' flush timer, declared for the decode stage's merge; null: none declared
      */
     public record Settings(Path dir, String host, long quietMs, String prefix, String bootstrap, String transactionalId,
-                           Integer maxWaitReason, Map<String, Object> overrides, AfterPublish afterPublish, Long flushTimerMs) {
-        public Settings(Path dir, String host, long quietMs, String prefix, String bootstrap, String transactionalId,
-                        Integer maxWaitReason, Map<String, Object> overrides) {
-            this(dir, host, quietMs, prefix, bootstrap, transactionalId, maxWaitReason, overrides, AfterPublish.KEEP, null);
-        }
-    }
+                           Integer maxWaitReason, Map<String, Object> overrides, AfterPublish afterPublish, Long flushTimerMs) {}
 
     private final Settings settings;
     private final Consumer<String> log;

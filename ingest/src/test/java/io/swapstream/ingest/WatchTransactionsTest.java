@@ -31,7 +31,7 @@ class WatchTransactionsTest {
     private final FakeKafka kafka = new FakeKafka();
     private final List<String> log = new ArrayList<>();
     private final WatchTransactions tx = new WatchTransactions(new DirectoryIngest.Settings(Path.of("/traces"), "web01", 30_000, "t.",
-            "unused:9092", "swapstream-ingest-t.web01:1", null, Map.of()), log::add, kafka);
+            "unused:9092", "swapstream-ingest-t.web01:1", null, Map.of(), AfterPublish.KEEP, null), log::add, kafka);
 
     private static ProducerRecord<String, byte[]> buffer(String session, int n) {
         return new ProducerRecord<>(RAW, session, new byte[] {(byte) n});

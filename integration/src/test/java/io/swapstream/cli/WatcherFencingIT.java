@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.swapstream.decode.event.MaximumWaitReason;
 import io.swapstream.generate.GeneratorOptions;
 import io.swapstream.generate.TraceGenerator;
+import io.swapstream.ingest.AfterPublish;
 import io.swapstream.ingest.DirectoryIngest;
 import io.swapstream.ingest.TopicSetup;
 import io.swapstream.ingest.WatcherIds;
@@ -37,7 +38,7 @@ class WatcherFencingIT {
             TopicSetup.ensure(admin, prefix, 1, (short) 1);
         }
         DirectoryIngest.Settings settings = new DirectoryIngest.Settings(dir, "h", 60_000, prefix, kafka.servers(),
-                "swapstream-ingest-" + prefix, null, Map.of());
+                "swapstream-ingest-" + prefix, null, Map.of(), AfterPublish.KEEP, null);
         // a trace that grows a buffer at a time, so that every look at the directory has one to publish
         Path whole = Files.createDirectories(dir.resolve("source")).resolve("whole.etl"); // not watched: the watcher does not recurse
         GeneratorOptions o = GeneratorOptions.defaults().withSwitches(20_000).withBufferSize(8 * 1024);

@@ -29,10 +29,16 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /** Builds and runs the two stages' Kafka Streams instances. */
 public final class Pipeline implements AutoCloseable {
@@ -128,6 +134,48 @@ public final class Pipeline implements AutoCloseable {
             if (System.nanoTime() > deadlineNanos) throw new ServiceException("the stages were not running within --timeout");
             Thread.sleep(10);
         }
+    }
+
+    /** Waits until the decode stage has ended the session; fails with one line when a stage stops or {@code deadline} passes. */
+    public void awaitDecoded(String session, long deadlineNanos) throws InterruptedException {
+        while (!DecodeTopology.hasEnded(query(decode, DecodeTopology.PROGRESS_STORE, session))) awaitAlive(session, deadlineNanos);
+    }
+
+    /** Waits until the aggregate stage has given all of a session's statistics; returns its switch count. */
+    public long awaitAggregated(String session, long deadlineNanos) throws InterruptedException {
+        Long n;
+        while ((n = AggregateTopology.finishedSwitches(query(aggregate, AggregateTopology.SESSIONS_STORE, session))) == null) {
+            awaitAlive(session, deadlineNanos);
+        }
+        return n;
+    }
+
+    /** The session's value in the store, null while the stage is starting or rebalancing (asked again). */
+    private static byte[] query(KafkaStreams streams, String store, String session) {
+        try {
+            return streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.<String, byte[]>keyValueStore())).get(session);
+        } catch (InvalidStateStoreException e) {
+            return null;
+        }
+    }
+
+    private void awaitAlive(String session, long deadlineNanos) throws InterruptedException {
+        for (KafkaStreams s : List.of(decode, aggregate)) {
+            if (stopped(s)) throw new ServiceException("a pipeline stage stopped (" + s.state() + ") before session " + session + " was done");
+        }
+        if (System.nanoTime() > deadlineNanos) throw new ServiceException("session " + session + " was not fully processed within --timeout");
+        Thread.sleep(100);
+    }
+
+    /** How many whole-session rows of the session the aggregate's store holds. */
+    public static int wholeSessionRows(KafkaStreams aggregate, String session) {
+        ReadOnlyKeyValueStore<String, ThreadStats> store = aggregate.store(
+                StoreQueryParameters.fromNameAndType(AggregateTopology.STATS_STORE, QueryableStoreTypes.keyValueStore()));
+        int n = 0;
+        try (KeyValueIterator<String, ThreadStats> it = store.prefixScan(session + "/", new StringSerializer())) {
+            while (it.hasNext()) if (it.next().key.split("/").length == 2) n++;
+        }
+        return n;
     }
 
     /** What {@link #readFinalRows} gives each final row to. */
