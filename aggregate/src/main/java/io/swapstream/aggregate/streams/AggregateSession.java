@@ -1,7 +1,7 @@
 package io.swapstream.aggregate.streams;
 
+import io.swapstream.schemas.state.StateFields;
 import io.swapstream.schemas.state.StateFormat;
-
 
 /**
  * What the aggregate stage knows of one session besides its accumulators, committed with its
@@ -39,44 +39,28 @@ final class AggregateSession {
         return !done && expectedSwitches >= 0 && switches >= expectedSwitches && threads >= expectedThreads;
     }
 
+    private static final StateFields<AggregateSession> FIELDS = new StateFields<AggregateSession>()
+            .nullableString(s -> s.host, (s, v) -> s.host = v)
+            .longField(s -> s.switches, (s, v) -> s.switches = v)
+            .longField(s -> s.threads, (s, v) -> s.threads = v)
+            .longField(s -> s.expectedSwitches, (s, v) -> s.expectedSwitches = v)
+            .longField(s -> s.expectedThreads, (s, v) -> s.expectedThreads = v)
+            .nullableString(s -> s.endReason, (s, v) -> s.endReason = v)
+            .booleanField(s -> s.done, (s, v) -> s.done = v)
+            .longField(s -> s.lateBatches, (s, v) -> s.lateBatches = v)
+            .longField(s -> s.batches, (s, v) -> s.batches = v)
+            .longField(s -> s.flushedBatches, (s, v) -> s.flushedBatches = v)
+            .longField(s -> s.redoBytes, (s, v) -> s.redoBytes = v)
+            .bytes(s -> s.statistics, (s, v) -> s.statistics = v)
+            .longField(s -> s.nextSequence, (s, v) -> s.nextSequence = v)
+            .longField(s -> s.endedMs, (s, v) -> s.endedMs = v);
+
     byte[] encode() {
-        return FORMAT.write(o -> {
-            o.nullableString(host);
-            o.writeLong(switches);
-            o.writeLong(threads);
-            o.writeLong(expectedSwitches);
-            o.writeLong(expectedThreads);
-            o.nullableString(endReason);
-            o.writeBoolean(done);
-            o.writeLong(lateBatches);
-            o.writeLong(batches);
-            o.writeLong(flushedBatches);
-            o.writeLong(redoBytes);
-            o.bytes(statistics);
-            o.writeLong(nextSequence);
-            o.writeLong(endedMs);
-        });
+        return FORMAT.write(o -> FIELDS.write(this, o));
     }
 
     static AggregateSession decode(byte[] b) {
         AggregateSession s = new AggregateSession();
-        if (b == null) return s;
-        return FORMAT.read(b, in -> {
-            s.host = in.nullableString();
-            s.switches = in.readLong();
-            s.threads = in.readLong();
-            s.expectedSwitches = in.readLong();
-            s.expectedThreads = in.readLong();
-            s.endReason = in.nullableString();
-            s.done = in.readBoolean();
-            s.lateBatches = in.readLong();
-            s.batches = in.readLong();
-            s.flushedBatches = in.readLong();
-            s.redoBytes = in.readLong();
-            s.statistics = in.bytes();
-            s.nextSequence = in.readLong();
-            s.endedMs = in.readLong();
-            return s;
-        });
+        return b == null ? s : FORMAT.read(b, in -> FIELDS.read(s, in));
     }
 }

@@ -1,5 +1,6 @@
 package io.swapstream.decode.streams;
 
+import io.swapstream.schemas.state.StateFields;
 import io.swapstream.schemas.state.StateFormat;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,55 +55,33 @@ final class DecodeProgress {
         if (lossReasons.size() < 10) lossReasons.add(reason);
     }
 
+    private static final StateFields<DecodeProgress> FIELDS = new StateFields<DecodeProgress>()
+            .nullableString(p -> p.host, (p, v) -> p.host = v)
+            .nullableInt(p -> p.maxWaitReason, (p, v) -> p.maxWaitReason = v)
+            .longField(p -> p.latenessTicks, (p, v) -> p.latenessTicks = v)
+            .longField(p -> p.flushTimerMs, (p, v) -> p.flushTimerMs = v)
+            .longField(p -> p.next, (p, v) -> p.next = v)
+            .longField(p -> p.checkpointNext, (p, v) -> p.checkpointNext = v)
+            .longField(p -> p.checkpoints, (p, v) -> p.checkpoints = v)
+            .intField(p -> p.checkpointParts, (p, v) -> p.checkpointParts = v)
+            .longField(p -> p.redoBytes, (p, v) -> p.redoBytes = v)
+            .longField(p -> p.switches, (p, v) -> p.switches = v)
+            .longField(p -> p.batches, (p, v) -> p.batches = v)
+            .longField(p -> p.threads, (p, v) -> p.threads = v)
+            .longField(p -> p.deadLetters, (p, v) -> p.deadLetters = v)
+            .strings(p -> p.lossReasons, 2000)
+            .booleanField(p -> p.sessionEmitted, (p, v) -> p.sessionEmitted = v)
+            .longField(p -> p.lastBufferMs, (p, v) -> p.lastBufferMs = v)
+            .nullableString(p -> p.endReason, (p, v) -> p.endReason = v)
+            .longField(p -> p.endedMs, (p, v) -> p.endedMs = v)
+            .lastIfPresent(p -> p.stream, (p, v) -> p.stream = v); // none from release 0.1.0
+
     byte[] encode() {
-        return FORMAT.write(o -> {
-            o.nullableString(host);
-            o.nullableInt(maxWaitReason);
-            o.writeLong(latenessTicks);
-            o.writeLong(flushTimerMs);
-            o.writeLong(next);
-            o.writeLong(checkpointNext);
-            o.writeLong(checkpoints);
-            o.writeInt(checkpointParts);
-            o.writeLong(redoBytes);
-            o.writeLong(switches);
-            o.writeLong(batches);
-            o.writeLong(threads);
-            o.writeLong(deadLetters);
-            o.writeInt(lossReasons.size());
-            for (String r : lossReasons) o.string(r.length() > 2000 ? r.substring(0, 2000) : r);
-            o.writeBoolean(sessionEmitted);
-            o.writeLong(lastBufferMs);
-            o.nullableString(endReason);
-            o.writeLong(endedMs);
-            o.nullableString(stream);
-        });
+        return FORMAT.write(o -> FIELDS.write(this, o));
     }
 
     static DecodeProgress decode(byte[] b) {
         DecodeProgress p = new DecodeProgress();
-        if (b == null) return p;
-        return FORMAT.read(b, in -> {
-            p.host = in.nullableString();
-            p.maxWaitReason = in.nullableInt();
-            p.latenessTicks = in.readLong();
-            p.flushTimerMs = in.readLong();
-            p.next = in.readLong();
-            p.checkpointNext = in.readLong();
-            p.checkpoints = in.readLong();
-            p.checkpointParts = in.readInt();
-            p.redoBytes = in.readLong();
-            p.switches = in.readLong();
-            p.batches = in.readLong();
-            p.threads = in.readLong();
-            p.deadLetters = in.readLong();
-            for (int n = in.readInt(); n > 0; n--) p.lossReasons.add(in.string());
-            p.sessionEmitted = in.readBoolean();
-            p.lastBufferMs = in.readLong();
-            p.endReason = in.nullableString();
-            p.endedMs = in.readLong();
-            p.stream = in.remaining() > 0 ? in.nullableString() : null; // none from release 0.1.0
-            return p;
-        });
+        return b == null ? p : FORMAT.read(b, in -> FIELDS.read(p, in));
     }
 }
