@@ -59,6 +59,18 @@ public final class FleetBench {
         this.instances = instances;
     }
 
+    /** Kafka client and Streams properties for the decode and aggregate processes (their --client-config); null for none. */
+    public Path stageConfig;
+
+    /** A stage's command line, with the run's stage properties when given. */
+    private String[] stageArgs(String... args) {
+        if (stageConfig == null) return args;
+        String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+        all[args.length] = "--client-config";
+        all[args.length + 1] = stageConfig.toString();
+        return all;
+    }
+
     /** The busiest threads of the run's processes over the mid-run interval: CPU share of one core, by process and thread name. */
     public volatile String threadCpu = "";
 
@@ -139,13 +151,13 @@ public final class FleetBench {
         try {
             for (int i = 0; i < instances; i++) {
                 int d = EmbeddedKafkaBroker.freePort();
-                decode.add(StageChild.start(work, "decode-" + i, d, "-Xmx2g", "decode", "-b", bootstrap, "--topic-prefix", prefix,
+                decode.add(StageChild.start(work, "decode-" + i, d, "-Xmx2g", stageArgs("decode", "-b", bootstrap, "--topic-prefix", prefix,
                         "--partitions", String.valueOf(partitions), "--state-dir", work.resolve("decode-" + i).toString(),
-                        "--http", "127.0.0.1:" + d, "--application-id", app, "--instance-id", "d" + i));
+                        "--http", "127.0.0.1:" + d, "--application-id", app, "--instance-id", "d" + i)));
                 int a = EmbeddedKafkaBroker.freePort();
-                aggregate.add(StageChild.start(work, "aggregate-" + i, a, "-Xmx2g", "aggregate", "-b", bootstrap, "--topic-prefix", prefix,
+                aggregate.add(StageChild.start(work, "aggregate-" + i, a, "-Xmx2g", stageArgs("aggregate", "-b", bootstrap, "--topic-prefix", prefix,
                         "--partitions", String.valueOf(partitions), "--state-dir", work.resolve("aggregate-" + i).toString(),
-                        "--http", "127.0.0.1:" + a, "--application-id", app, "--instance-id", "a" + i, "--window", "60s"));
+                        "--http", "127.0.0.1:" + a, "--application-id", app, "--instance-id", "a" + i, "--window", "60s")));
             }
             for (StageChild c : decode) c.awaitLog(": running", deadline);
             for (StageChild c : aggregate) c.awaitLog(": running", deadline);

@@ -14,6 +14,7 @@ import io.swapstream.local.Directories;
 import io.swapstream.local.EmbeddedKafkaBroker;
 import io.swapstream.local.Pipeline;
 import io.swapstream.local.StageConfig;
+import io.swapstream.local.UserInputException;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -66,15 +67,21 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--instances", defaultValue = "1", paramLabel = "K", description = "with --hosts: processes of each stage sharing its partitions")
     int instances;
 
+    @Option(names = "--stage-config", paramLabel = "FILE", description = "with --hosts: Kafka client and Streams properties for the"
+            + " decode and aggregate processes (their --client-config), to measure a setting such as commit.interval.ms")
+    Path stageConfig;
+
     private int fleet() throws Exception {
         Options.atLeast("--hosts", hosts, 1);
         Options.atLeast("--seconds", seconds, 70); // a 60 s window closes within the run
         Options.atLeast("--instances", instances, 1);
+        if (stageConfig != null && !Files.isReadable(stageConfig)) throw new UserInputException("--stage-config " + stageConfig + ": not a readable file");
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Path work = Files.createTempDirectory("swapstream-fleet-");
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             FleetBench bench = new FleetBench(err, work, hosts, seconds, instances);
+            bench.stageConfig = stageConfig == null ? null : stageConfig.toAbsolutePath();
             FleetBench.Result r = bench.run(broker.bootstrapServers());
             out.println("| hosts | stage instances | switches | switches/s | decode heap MiB | aggregate heap MiB | decode RSS MiB"
                     + " | aggregate RSS MiB | decode KiB/session | aggregate KiB/session | final window p50 / p99 s | ingest CPU ms/buffer"
