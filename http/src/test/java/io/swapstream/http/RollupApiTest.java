@@ -8,14 +8,9 @@ import io.swapstream.schemas.avro.HostStats;
 import io.swapstream.schemas.avro.ProcessStats;
 import io.swapstream.schemas.avro.WakeEdge;
 import io.swapstream.schemas.json.RecordJson;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import com.fasterxml.jackson.databind.JsonNode;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -101,55 +96,4 @@ class RollupApiTest {
         assertTrue(w.path("windowStartNanos").isNull(), w.toString());
         assertTrue(w.path("wakers").isEmpty() && w.path("wakes").isEmpty(), w.toString());
     }
-
-    /** A key-value store read as Kafka Streams' query stores are, over a sorted map. */
-    record MapStore(TreeMap<String, Object> map) implements ReadOnlyKeyValueStore<String, Object> {
-        @Override
-        public Object get(String key) {
-            return map.get(key);
-        }
-
-        @Override
-        public KeyValueIterator<String, Object> range(String from, String to) {
-            return iterator((from == null ? map : map.tailMap(from, true)).entrySet().stream()
-                    .filter(e -> to == null || e.getKey().compareTo(to) <= 0).toList().iterator());
-        }
-
-        @Override
-        public KeyValueIterator<String, Object> all() {
-            return iterator(List.copyOf(map.entrySet()).iterator());
-        }
-
-        @Override
-        public long approximateNumEntries() {
-            return map.size();
-        }
-
-        static KeyValueIterator<String, Object> iterator(Iterator<Map.Entry<String, Object>> it) {
-            return new KeyValueIterator<>() {
-                Map.Entry<String, Object> next = it.hasNext() ? it.next() : null;
-
-                @Override
-                public boolean hasNext() {
-                    return next != null;
-                }
-
-                @Override
-                public KeyValue<String, Object> next() {
-                    KeyValue<String, Object> kv = KeyValue.pair(next.getKey(), next.getValue());
-                    next = it.hasNext() ? it.next() : null;
-                    return kv;
-                }
-
-                @Override
-                public String peekNextKey() {
-                    return next == null ? null : next.getKey();
-                }
-
-                @Override
-                public void close() { }
-            };
-        }
-    }
-
 }

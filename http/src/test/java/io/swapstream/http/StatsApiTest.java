@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.swapstream.aggregate.RowIndex;
 import io.swapstream.aggregate.ThreadStatsFields;
 import io.swapstream.aggregate.streams.AggregateQueryState;
@@ -30,10 +29,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.kafka.common.serialization.Serializer;
+import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -445,35 +442,5 @@ class StatsApiTest {
         JsonNode n = RecordJson.MAPPER.readTree(r.body());
         assertTrue(n.isObject() && n.size() == 1 && n.path("error").isTextual(), r.body());
         return n.path("error").asText();
-    }
-
-    /** A key-value store read as Kafka Streams' query stores are, over a sorted map; with the prefix scans the stats store takes. */
-    record MapStore(TreeMap<String, Object> map) implements ReadOnlyKeyValueStore<String, Object> {
-        @Override
-        public Object get(String key) {
-            return map.get(key);
-        }
-
-        @Override
-        public KeyValueIterator<String, Object> range(String from, String to) {
-            return new RollupApiTest.MapStore(map).range(from, to);
-        }
-
-        @Override
-        public KeyValueIterator<String, Object> all() {
-            return new RollupApiTest.MapStore(map).all();
-        }
-
-        @Override
-        public <PS extends Serializer<P>, P> KeyValueIterator<String, Object> prefixScan(P prefix, PS prefixKeySerializer) {
-            String p = (String) prefix;
-            return RollupApiTest.MapStore.iterator(map.tailMap(p, true).entrySet().stream().takeWhile(e -> e.getKey().startsWith(p))
-                    .toList().iterator());
-        }
-
-        @Override
-        public long approximateNumEntries() {
-            return map.size();
-        }
     }
 }
