@@ -282,6 +282,14 @@ public final class SessionStatistics {
      */
     public List<ThreadStats> wholeSession() {
         closeAll();
+        return wholeSessionSoFar();
+    }
+
+    /**
+     * The whole-session statistics a running session's rows give (in memory only; not final): with windows, its closed
+     * windows' and the switches that came after their window had closed; the open window's are in them once it closes.
+     */
+    public List<ThreadStats> wholeSessionSoFar() {
         List<ThreadStats> out = new ArrayList<>();
         memory().whole.forEach((tid, a) -> out.add(label(a, tid, a.firstNanos(), a.lastNanos())));
         out.sort(Comparator.comparingInt(ThreadStats::getThreadId));

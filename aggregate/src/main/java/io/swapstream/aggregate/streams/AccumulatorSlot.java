@@ -24,7 +24,7 @@ final class AccumulatorSlot {
     final long start;
     final ThreadStatsAccumulator accumulator;
     State state;
-    /** Changed since its thread's whole-session row last went out. */
+    /** A whole-session accumulator changed since its thread's row last went out. */
     boolean rowDue;
 
     AccumulatorSlot(String key, int tid, long start, ThreadStatsAccumulator accumulator, State state) {

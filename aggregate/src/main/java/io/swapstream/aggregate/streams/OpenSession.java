@@ -17,8 +17,8 @@ import java.util.function.Consumer;
 /**
  * A session in a task's memory: its {@link SessionStatistics}, whose accumulators are paged between
  * memory and the stores ({@link AccumulatorPages}), and the rows they give. A window's rows go out once,
- * final, when it closes; whole-session rows go out as they change ({@link #emitChanged}) and final when
- * the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
+ * final, when it closes; whole-session rows go out as they change ({@link #emitChanged}: with windows, as windows close
+ * into them) and final when the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
  * window has closed; the batches since are noted in the redo store, which a restore takes again.
  */
 final class OpenSession implements LabelStore, StatisticsOutput {

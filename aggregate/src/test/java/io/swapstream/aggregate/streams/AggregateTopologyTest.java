@@ -164,8 +164,8 @@ class AggregateTopologyTest {
 
     /**
      * Whole-session rows of a running session, emitted as they change, with the accumulators written after
-     * every batch: each row equals the offline statistics of the switches so far, though the thread's closed
-     * windows wait in the store and only its open window is in memory.
+     * every batch: each row equals the offline statistics of the windows closed so far (the open window's switches
+     * join them when it closes), though those wait in the store.
      */
     @Test
     void rowsOfARunningSessionEqualTheOfflineStatisticsSoFarWhileClosedWindowsWaitInTheStore() throws Exception {
@@ -176,7 +176,7 @@ class AggregateTopologyTest {
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))), t -> {});
         String session = d.session().session();
-        SessionStatistics offline = new SessionStatistics(0);
+        SessionStatistics offline = new SessionStatistics(window);
         int changedRows = 0;
         int windowRows = 0;
         try (TopologyTestDriver driver = driver("state-emit", Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1"), window, 1_000)) {
@@ -190,7 +190,7 @@ class AggregateTopologyTest {
                 if (i % 3 != 2) continue;
                 driver.advanceWallClockTime(java.time.Duration.ofSeconds(1));
                 Map<Integer, ThreadStats> sofar = new HashMap<>();
-                for (ThreadStats t : offline.wholeSession()) sofar.put(t.getThreadId(), ThreadStats.newBuilder(t).setFinal$(false).build());
+                for (ThreadStats t : offline.wholeSessionSoFar()) sofar.put(t.getThreadId(), ThreadStats.newBuilder(t).setFinal$(false).build());
                 for (TestRecord<String, ThreadStats> r : out.readRecordsToList()) {
                     if (r.key().split("/").length == 3) {
                         windowRows++;
