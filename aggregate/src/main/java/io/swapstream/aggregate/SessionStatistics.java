@@ -46,7 +46,11 @@ public final class SessionStatistics {
     private long[][] lastPmcByCpu = new long[0][];
     private long[] deltas = new long[0];
 
-    /** Statistics in memory, for a file: @param windowNanos tumbling window size, 0 for whole-session statistics only */
+    /**
+     * Statistics in memory, for a file.
+     *
+     * @param windowNanos tumbling window size, 0 for whole-session statistics only
+     */
     public SessionStatistics(long windowNanos) {
         checkWindow(windowNanos);
         this.windowNanos = windowNanos;
