@@ -258,14 +258,15 @@ public final class RangeExport {
                 java.nio.file.StandardOpenOption.WRITE)) {
             ByteBuffer head = ByteBuffer.allocate(BufferHeader.SIZE).order(ByteOrder.LITTLE_ENDIAN);
             while (head.hasRemaining() && ch.read(head, head.position()) >= 0) { }
-            byte[] first = new byte[BufferHeader.read(head, 0, 0).bufferSize()];
+            BufferHeader firstHeader = BufferHeader.read(head, 0, 0);
+            if (firstHeader.compressed()) return;
+            byte[] first = new byte[firstHeader.bufferSize()];
             ByteBuffer b = ByteBuffer.wrap(first);
             while (b.hasRemaining() && ch.read(b, b.position()) >= 0) { }
-            BufferDecoder d = new BufferDecoder();
-            if (d.load(file.toString(), 0, first, 0, first.length).compressed()) return;
-            LogfileHeader h = LogfileHeader.find(d);
-            if (h == null || h.cutShort(buffers) == null) return;
-            rewriteHeader(file.toString(), first, buffers, SessionClock.of(h).toUnixNanos(lastTimestamp), true, true);
+            LogfileHeaderBytes h = LogfileHeaderBytes.locate(file.toString(), first);
+            if (h == null || h.header().cutShort(buffers) == null) return;
+            long endNanos = SessionClock.of(h.header()).toUnixNanos(lastTimestamp);
+            h.endTime(endNanos / 100 + SessionClock.FILETIME_UNIX_EPOCH).buffersWritten(buffers);
             b = ByteBuffer.wrap(first);
             while (b.hasRemaining()) ch.write(b, b.position());
         }
