@@ -2,7 +2,8 @@
 # How many finished files a second one ingest process publishes: 2 x N small traces (generate --switches 20000, as a
 # central collector receives them), ingested as two commands of N files each while the decode stage runs, so the
 # second finds N sessions on etw.sessions already. Prints the seconds of each command, of one file alone (the JVM's
-# start), and files a second without that start.
+# start), and files a second without that start. INGEST_ALONE=1 leaves the decode stage out: the ingester's own rate, the
+# broker its only neighbour on the machine.
 # Usage: bench/scripts/ingest-files.sh [JAR] [N]   (default: cli/target/swapstream.jar, 100); loopback port 19393
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -16,7 +17,7 @@ $J broker --data-dir "$W/broker" --port 19393 > "$W/broker.log" 2>&1 &
 sleep 8
 P="ing$$."
 common=(-b "$B" --topic-prefix "$P" --partitions 4)
-$J decode "${common[@]}" --state-dir "$W/state-d" --http 127.0.0.1:0 --application-id "ing$$" > "$W/decode.log" 2>&1 &
+[ "${INGEST_ALONE:-0}" = 1 ] || $J decode "${common[@]}" --state-dir "$W/state-d" --http 127.0.0.1:0 --application-id "ing$$" > "$W/decode.log" 2>&1 &
 mkdir -p "$W/a" "$W/b" "$W/c"
 # one trace copied: each file's host (its name) makes it a session of its own
 $J generate -o "$W/c/one.etl" --switches 20000 2>/dev/null

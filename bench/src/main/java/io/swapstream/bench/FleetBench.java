@@ -96,7 +96,7 @@ public final class FleetBench {
                   long[] decodeHeap, long[] aggregateHeap, long decodeRss, long aggregateRss, double decodeBytesPerSession,
                   double aggregateBytesPerSession, double latencyP50, double latencyP99, int windows, double ingestCpuMsPerBuffer,
                   double decodeCpu, double aggregateCpu, double apiP50Ms, double apiP99Ms, int rows, int rowsDiffering, int rowsMissing,
-                  long switchesOutOfOrder, OfflineCost offline) {
+                  long switchesOutOfOrder, SteadyCost steady, OfflineCost offline) {
         /** The stages' CPU a switch over the replay and the drain, beside the offline code's for the same switches. */
         public double decodeMicrosPerSwitch() {
             return decodeCpu / switches * 1e6;
@@ -104,6 +104,35 @@ public final class FleetBench {
 
         public double aggregateMicrosPerSwitch() {
             return aggregateCpu / switches * 1e6;
+        }
+    }
+
+    /**
+     * The stages' CPU a switch once running for a while: from {@code fromSecs} into the replay to its last second, the
+     * JIT's compiling of the first seconds and the drain left out (a fleet's stages run for months). The switches are
+     * each stage's own count of those it sent on (decode) or took (aggregate) in that time; NaN when no sample fell in it.
+     */
+    public record SteadyCost(double fromSecs, double toSecs, double decodeCpu, double decodeSwitches, double aggregateCpu,
+                             double aggregateSwitches) {
+        static SteadyCost of(List<double[]> samples, double fromSecs) {
+            double[] first = null;
+            double[] last = null;
+            synchronized (samples) {
+                for (double[] s : samples) {
+                    if (s[4] >= fromSecs && first == null) first = s;
+                    last = s;
+                }
+            }
+            if (first == null || last == first) return new SteadyCost(fromSecs, fromSecs, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+            return new SteadyCost(first[4], last[4], last[5] - first[5], last[6] - first[6], last[7] - first[7], last[8] - first[8]);
+        }
+
+        public double decodeMicrosPerSwitch() {
+            return decodeCpu / decodeSwitches * 1e6;
+        }
+
+        public double aggregateMicrosPerSwitch() {
+            return aggregateCpu / aggregateSwitches * 1e6;
         }
     }
 
@@ -188,17 +217,23 @@ public final class FleetBench {
                         double a = 0;
                         double dr = 0;
                         double ar = 0;
+                        double ds = 0;
+                        double as = 0;
+                        double t = (System.nanoTime() - replayStart) / 1e9;
                         for (StageChild c : decode) {
                             String m = c.metrics();
                             d = Math.max(d, StageChild.sum(m, "swapstream_event_lag_seconds"));
                             dr += StageChild.sum(m, "swapstream_lag_records");
+                            ds += StageChild.sum(m, "swapstream_switches_out_total");
                         }
                         for (StageChild c : aggregate) {
                             String m = c.metrics();
                             a = Math.max(a, StageChild.sum(m, "swapstream_event_lag_seconds"));
                             ar += StageChild.sum(m, "swapstream_lag_records");
+                            as += StageChild.sum(m, "swapstream_switches_in_total");
                         }
-                        lagSamples.add(new double[] {d, a, dr, ar});
+                        lagSamples.add(new double[] {d, a, dr, ar, t, decode.stream().mapToDouble(StageChild::cpuSecs).sum(), ds,
+                                aggregate.stream().mapToDouble(StageChild::cpuSecs).sum(), as});
                         Thread.sleep(1000);
                     } catch (Exception e) {
                         return;
@@ -246,6 +281,7 @@ public final class FleetBench {
             double replaySecs = (System.nanoTime() - replayStart) / 1e9;
             sampling.set(false);
             lags = lagSummary(lagSamples);
+            SteadyCost steady = SteadyCost.of(lagSamples, seconds / 3.0);
             mid.join();
             err.printf("bench: replay done in %.1f s (%d buffers)%n", replaySecs, buffers);
             err.flush();
@@ -299,7 +335,7 @@ public final class FleetBench {
                     BenchMeasures.quantile(lags, 0.5), BenchMeasures.quantile(lags, 0.99), lags.size(), ingestCpu * 1000 / Math.max(1, buffers),
                     decode.stream().mapToDouble(StageChild::cpuSecs).sum() - decodeCpuBefore,
                     aggregate.stream().mapToDouble(StageChild::cpuSecs).sum() - aggregateCpuBefore,
-                    api[0], api[1], expected.size(), differing, missing, outOfOrder,
+                    api[0], api[1], expected.size(), differing, missing, outOfOrder, steady,
                     new OfflineCost(offlineSwitches.get(), offlineDecodeNanos.get(), offlineAllNanos.get()));
         } finally {
             for (StageChild c : decode) c.close();

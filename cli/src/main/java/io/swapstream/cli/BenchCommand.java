@@ -100,6 +100,12 @@ final class BenchCommand implements Callable<Integer> {
                     r.decodeMicrosPerSwitch(), o.decodeMicrosPerSwitch(), r.decodeMicrosPerSwitch() / o.decodeMicrosPerSwitch(),
                     r.aggregateMicrosPerSwitch(), o.statisticsMicrosPerSwitch(), r.aggregateMicrosPerSwitch() / o.statisticsMicrosPerSwitch(),
                     o.switches());
+            FleetBench.SteadyCost steady = r.steady();
+            out.printf("CPU a switch running (µs), from %.0f s into the replay to its end (%.0f s; the JIT's first seconds and the drain left"
+                            + " out): decode stage %.3f (%.1f× offline, %.0f switches), aggregate stage %.3f (%.1f×, %.0f switches)%n",
+                    steady.fromSecs(), steady.toSecs(), steady.decodeMicrosPerSwitch(), steady.decodeMicrosPerSwitch() / o.decodeMicrosPerSwitch(),
+                    steady.decodeSwitches(), steady.aggregateMicrosPerSwitch(), steady.aggregateMicrosPerSwitch() / o.statisticsMicrosPerSwitch(),
+                    steady.aggregateSwitches());
             out.printf("replay %.1f s (%d buffers), then %.1f s until every final row; %d switches out of order (their buffers came"
                     + " later than the declared flush timer allows: such rows differ from offline, as the sessions say)%n", r.replaySecs(),
                     r.buffers(), r.drainSecs(), r.switchesOutOfOrder());
