@@ -17,16 +17,26 @@ $J broker --data-dir "$W/broker" --port 19393 > "$W/broker.log" 2>&1 &
 sleep 8
 P="ing$$."
 common=(-b "$B" --topic-prefix "$P" --partitions 4)
-[ "${INGEST_ALONE:-0}" = 1 ] || $J decode "${common[@]}" --state-dir "$W/state-d" --http 127.0.0.1:0 --application-id "ing$$" > "$W/decode.log" 2>&1 &
+if [ "${INGEST_ALONE:-0}" = 1 ]; then
+  # the topics the decode stage would have made
+  $J topics --create -b "$B" --topic-prefix "$P" --partitions 4 > "$W/topics.log" 2>&1 || { cat "$W/topics.log"; exit 1; }
+else
+  $J decode "${common[@]}" --state-dir "$W/state-d" --http 127.0.0.1:0 --application-id "ing$$" > "$W/decode.log" 2>&1 &
+fi
 mkdir -p "$W/a" "$W/b" "$W/c"
 # one trace copied: each file's host (its name) makes it a session of its own
 $J generate -o "$W/c/one.etl" --switches 20000 2>/dev/null
 for i in $(seq 1 "$n"); do cp "$W/c/one.etl" "$W/a/h$i.etl"; cp "$W/c/one.etl" "$W/b/g$i.etl"; done
 sleep 10
-t() { local s; s=$(date +%s.%N); "$@" > /dev/null 2>&1; echo "$(date +%s.%N) - $s" | bc; }
-one=$(t $J ingest "$W/c/one.etl" "${common[@]}" --host one)
-first=$(t $J ingest "$W"/a/*.etl "${common[@]}")
-second=$(t $J ingest "$W"/b/*.etl "${common[@]}")
+# seconds a command took; one that fails stops the measurement, its output shown
+t() {
+  local s; s=$(date +%s.%N)
+  "$@" > "$W/cmd.log" 2>&1 || { echo "failed: $*" >&2; tail -5 "$W/cmd.log" >&2; exit 1; }
+  echo "$(date +%s.%N) - $s" | bc
+}
+one=$(t $J ingest "$W/c/one.etl" "${common[@]}" --host one) || exit 1
+first=$(t $J ingest "$W"/a/*.etl "${common[@]}") || exit 1
+second=$(t $J ingest "$W"/b/*.etl "${common[@]}") || exit 1
 printf "files %d, %.2f MiB each\n" "$n" "$(echo "$(stat -c %s "$W/a/h1.etl") / 1048576" | bc -l)"
 printf "one file: %.2f s; first %d: %.2f s; second %d: %.2f s\n" "$one" "$n" "$first" "$n" "$second"
 printf "files/s without the JVM's start: first %.1f, second %.1f\n" "$(echo "($n - 1) / ($first - $one)" | bc -l)" \
