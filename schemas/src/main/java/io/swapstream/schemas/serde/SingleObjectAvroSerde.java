@@ -42,12 +42,25 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
     private final ReleasedSchema released;
 
     /**
-     * A thread's output and buffered encoder, reused: Avro's message encoder writes each value to a
-     * ByteArrayOutputStream on its own (a synchronized call and a capacity check per field), a tenth
-     * of the aggregate's thread writing rows.
+     * A thread's output and encoder, reused. The encoder writes straight into it: Avro 1.12's buffered encoder
+     * copies every bytes field (the rows' sketches) into a new array first (its {@code writeFixed(ByteBuffer)} takes
+     * a read-only view, which has no array), and ByteArrayOutputStream's own writes are synchronized.
      */
     private static final class Output extends java.io.ByteArrayOutputStream {
         BinaryEncoder encoder;
+
+        @Override
+        public void write(int b) {
+            if (count == buf.length) buf = Arrays.copyOf(buf, buf.length * 2);
+            buf[count++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            if (count + len > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + len));
+            System.arraycopy(b, off, buf, count, len);
+            count += len;
+        }
 
         byte[] bytes() {
             return Arrays.copyOf(buf, count);
@@ -116,7 +129,7 @@ public final class SingleObjectAvroSerde<T extends SpecificRecord> implements Se
             Output out = OUTPUT.get();
             out.reset();
             out.write(prefix);
-            out.encoder = EncoderFactory.get().binaryEncoder(out, out.encoder);
+            out.encoder = EncoderFactory.get().directBinaryEncoder(out, out.encoder);
             writer.write(data, out.encoder);
             out.encoder.flush();
             return out;
