@@ -74,6 +74,18 @@ public final class FleetBench {
     /** The busiest threads of the run's processes over the mid-run interval: CPU share of one core, by process and thread name. */
     public volatile String threadCpu = "";
 
+    private static void writeSeries(Path file, List<double[]> samples, double firstWindowEnd) throws java.io.IOException {
+        StringBuilder b = new StringBuilder(String.format("# the hosts' windows end %.1f s into the replay and every 60 s after%n", firstWindowEnd));
+        b.append("seconds,decode_event_lag_s,aggregate_event_lag_s,decode_input_lag_records,"
+                + "aggregate_input_lag_records,decode_cpu_s,decode_switches_out,aggregate_cpu_s,aggregate_switches_in\n");
+        synchronized (samples) {
+            for (double[] x : samples) {
+                b.append(String.format("%.1f,%.2f,%.2f,%.0f,%.0f,%.3f,%.0f,%.3f,%.0f%n", x[4], x[0], x[1], x[2], x[3], x[5], x[6], x[7], x[8]));
+            }
+        }
+        Files.writeString(file, b);
+    }
+
     /** The stages' own lag during the replay: p50 and max of each, sampled each second. */
     public volatile String lags = "";
 
@@ -282,6 +294,9 @@ public final class FleetBench {
             sampling.set(false);
             lags = lagSummary(lagSamples);
             SteadyCost steady = SteadyCost.of(lagSamples, seconds / 3.0);
+            // -Dswapstream.fleet.series=FILE: each second's sample, to see what a window's end does to the stages
+            String series = System.getProperty("swapstream.fleet.series");
+            if (series != null) writeSeries(Path.of(series), lagSamples, (WINDOW_NANOS - Math.floorMod(startEpochNanos, WINDOW_NANOS)) / 1e9);
             mid.join();
             err.printf("bench: replay done in %.1f s (%d buffers)%n", replaySecs, buffers);
             err.flush();
