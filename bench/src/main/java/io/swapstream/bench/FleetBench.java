@@ -74,18 +74,6 @@ public final class FleetBench {
     /** The busiest threads of the run's processes over the mid-run interval: CPU share of one core, by process and thread name. */
     public volatile String threadCpu = "";
 
-    private static void writeSeries(Path file, List<double[]> samples, double firstWindowEnd) throws java.io.IOException {
-        StringBuilder b = new StringBuilder(String.format("# the hosts' windows end %.1f s into the replay and every 60 s after%n", firstWindowEnd));
-        b.append("seconds,decode_event_lag_s,aggregate_event_lag_s,decode_input_lag_records,"
-                + "aggregate_input_lag_records,decode_cpu_s,decode_switches_out,aggregate_cpu_s,aggregate_switches_in\n");
-        synchronized (samples) {
-            for (double[] x : samples) {
-                b.append(String.format("%.1f,%.2f,%.2f,%.0f,%.0f,%.3f,%.0f,%.3f,%.0f%n", x[4], x[0], x[1], x[2], x[3], x[5], x[6], x[7], x[8]));
-            }
-        }
-        Files.writeString(file, b);
-    }
-
     /** The stages' own lag during the replay: p50 and max of each, sampled each second. */
     public volatile String lags = "";
 
@@ -101,6 +89,19 @@ public final class FleetBench {
                     v[Math.max(0, (int) Math.ceil(v.length * 0.99) - 1)], v[v.length - 1]));
         }
         return b.toString();
+    }
+
+    /** Each second's sample as CSV, with where the hosts' windows end ({@code -Dswapstream.fleet.series}). */
+    private static void writeSeries(Path file, List<double[]> samples, double firstWindowEnd) throws java.io.IOException {
+        StringBuilder b = new StringBuilder(String.format("# the hosts' windows end %.1f s into the replay and every 60 s after%n", firstWindowEnd));
+        b.append("seconds,decode_event_lag_s,aggregate_event_lag_s,decode_input_lag_records,"
+                + "aggregate_input_lag_records,decode_cpu_s,decode_switches_out,aggregate_cpu_s,aggregate_switches_in\n");
+        synchronized (samples) {
+            for (double[] x : samples) {
+                b.append(String.format("%.1f,%.2f,%.2f,%.0f,%.0f,%.3f,%.0f,%.3f,%.0f%n", x[4], x[0], x[1], x[2], x[3], x[5], x[6], x[7], x[8]));
+            }
+        }
+        Files.writeString(file, b);
     }
 
     /** What a run measured. */
