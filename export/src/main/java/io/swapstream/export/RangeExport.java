@@ -7,6 +7,7 @@ import io.swapstream.decode.event.ReadyThread;
 import io.swapstream.decode.event.ThreadEvent;
 import io.swapstream.etw.BufferDecoder;
 import io.swapstream.etw.BufferHeader;
+import io.swapstream.etw.FileBytes;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.etw.LogfileHeaderBytes;
 import io.swapstream.etw.SessionClock;
@@ -257,12 +258,12 @@ public final class RangeExport {
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.READ,
                 java.nio.file.StandardOpenOption.WRITE)) {
             ByteBuffer head = ByteBuffer.allocate(BufferHeader.SIZE).order(ByteOrder.LITTLE_ENDIAN);
-            while (head.hasRemaining() && ch.read(head, head.position()) >= 0) { }
+            FileBytes.readFully(ch, head, 0);
             BufferHeader firstHeader = BufferHeader.read(head, 0, 0);
             if (firstHeader.compressed()) return;
             byte[] first = new byte[firstHeader.bufferSize()];
             ByteBuffer b = ByteBuffer.wrap(first);
-            while (b.hasRemaining() && ch.read(b, b.position()) >= 0) { }
+            FileBytes.readFully(ch, b, 0);
             LogfileHeaderBytes h = LogfileHeaderBytes.locate(file.toString(), first);
             if (h == null || h.header().cutShort(buffers) == null) return;
             long endNanos = SessionClock.of(h.header()).toUnixNanos(lastTimestamp);

@@ -4,6 +4,7 @@ import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.BufferLateness;
 import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.FileBytes;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
@@ -176,7 +177,7 @@ public final class BufferPublisher implements AutoCloseable {
         try (var ch = java.nio.channels.FileChannel.open(file)) {
             long n = Math.max(0, Math.min(ch.size() - from, SwapstreamConfig.MAX_MESSAGE_BYTES - 64 * 1024));
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) n);
-            while (b.hasRemaining() && ch.read(b, from + b.position()) >= 0) { }
+            FileBytes.readFully(ch, b, from);
             return b.array();
         }
     }

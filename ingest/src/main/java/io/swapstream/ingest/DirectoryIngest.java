@@ -2,6 +2,7 @@ package io.swapstream.ingest;
 
 import io.swapstream.etw.BufferFiller;
 import io.swapstream.etw.BufferHeader;
+import io.swapstream.etw.FileBytes;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
@@ -258,7 +259,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 long left = size - f.position.offset;
                 if (left < BufferHeader.SIZE) break;
                 // the header lands where the buffer will, so the rest is one more read, not the whole buffer again
-                FirstBuffer.readFully(ch, ByteBuffer.wrap(read, 0, BufferHeader.SIZE), f.position.offset);
+                FileBytes.readFully(ch, ByteBuffer.wrap(read, 0, BufferHeader.SIZE), f.position.offset);
                 BufferHeader bh = BufferHeader.read(read, f.position.offset);
                 int bufferSize = bh.bufferSize();
                 if (bufferSize == 0) break; // preallocated space the logger has not written yet
@@ -268,7 +269,7 @@ public final class DirectoryIngest implements AutoCloseable {
                 }
                 if (left < bufferSize) break; // still being written
                 if (read.length < bufferSize) read = Arrays.copyOf(read, bufferSize);
-                FirstBuffer.readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
+                FileBytes.readFully(ch, ByteBuffer.wrap(read, BufferHeader.SIZE, bufferSize - BufferHeader.SIZE), f.position.offset);
                 byte[] bytes = BufferFiller.published(read, bufferSize, bh);
                 RecordHeaders h = BufferPublisher.headers(f.host, f.stream, p, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
                 if (f.position.nextIndex == 0 && settings.flushTimerMs() != null) {
@@ -356,7 +357,7 @@ public final class DirectoryIngest implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(f.path, StandardOpenOption.READ)) {
             long n = Math.max(0, Math.min(f.size - f.position.offset, SwapstreamConfig.MAX_MESSAGE_BYTES - 64 * 1024));
             rest = new byte[(int) n];
-            FirstBuffer.readFully(ch, ByteBuffer.wrap(rest), f.position.offset);
+            FileBytes.readFully(ch, ByteBuffer.wrap(rest), f.position.offset);
         }
         RecordHeaders h = BufferPublisher.headers(f.host, f.stream, f.path, f.position.nextIndex, f.position.offset, settings.maxWaitReason());
         h.add(SwapstreamConfig.HEADER_ERROR, reason.getBytes(StandardCharsets.UTF_8));

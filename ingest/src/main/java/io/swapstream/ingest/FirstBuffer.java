@@ -3,6 +3,7 @@ package io.swapstream.ingest;
 import io.swapstream.etw.BufferHeader;
 import io.swapstream.etw.EtlFormatException;
 import io.swapstream.etw.EtlReader;
+import io.swapstream.etw.FileBytes;
 import io.swapstream.etw.LogfileHeader;
 import io.swapstream.schemas.SwapstreamConfig;
 import java.io.IOException;
@@ -24,7 +25,7 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime,
             // a logger writes whole buffers: bytes that cannot start one say it is not a trace, however short
             if (size >= 4) {
                 ByteBuffer first = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-                readFully(ch, first, 0);
+                FileBytes.readFully(ch, first, 0);
                 int bufferSize = first.getInt(0);
                 if (bufferSize != 0 && (bufferSize < BufferHeader.SIZE || bufferSize > SwapstreamConfig.MAX_MESSAGE_BYTES)) {
                     return new FirstBuffer("its first bytes are not a buffer header: not an ETL file", null, null, 0, null);
@@ -32,12 +33,12 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime,
             }
             return NOT_YET;
         }
-        readFully(ch, ByteBuffer.wrap(header), 0);
+        FileBytes.readFully(ch, ByteBuffer.wrap(header), 0);
         int first = BufferHeader.read(header, 0).bufferSize();
         if (first == 0 || (first >= BufferHeader.SIZE && first <= SwapstreamConfig.MAX_MESSAGE_BYTES && size < first)) return NOT_YET;
         try {
             byte[] bytes = new byte[(int) Math.min(size, Math.max(first, BufferHeader.SIZE))];
-            readFully(ch, ByteBuffer.wrap(bytes), 0);
+            FileBytes.readFully(ch, ByteBuffer.wrap(bytes), 0);
             EtlReader r = EtlReader.of(path.toString(), ByteBuffer.wrap(bytes)).framesOnly();
             if (!r.next()) return NOT_YET;
             LogfileHeader h = LogfileHeader.find(r.decoder());
@@ -60,12 +61,6 @@ record FirstBuffer(String notEtl, String session, String logger, long startTime,
             return h == null ? null : h.cutShort(buffers);
         } catch (IOException | EtlFormatException e) {
             return null; // gone or rewritten since: its end is reported as that
-        }
-    }
-
-    static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.read(b, at + b.position()) < 0) throw new IOException("file ends early");
         }
     }
 }
