@@ -77,28 +77,35 @@ public final class FleetBench {
     /** The stages' own lag during the replay: p50 and max of each, sampled each second. */
     public volatile String lags = "";
 
-    static String lagSummary(List<double[]> samples) {
+    /** One second's reading of the stages: lags, and CPU and switches so far (for {@link SteadyCost}), {@code seconds} into the replay. */
+    record Sample(double seconds, double decodeEventLag, double aggregateEventLag, double decodeInputLag, double aggregateInputLag,
+                  double decodeCpu, double decodeSwitches, double aggregateCpu, double aggregateSwitches) {}
+
+    static String lagSummary(List<Sample> samples) {
         if (samples.isEmpty()) return "";
-        String[] names = {"decode event lag s (the most a session's merge holds back)", "aggregate event lag s (newest switch taken"
-                + " minus the end of the newest window closed)", "decode input lag records", "aggregate input lag records"};
+        Map<String, java.util.function.ToDoubleFunction<Sample>> lags = new java.util.LinkedHashMap<>();
+        lags.put("decode event lag s (the most a session's merge holds back)", Sample::decodeEventLag);
+        lags.put("aggregate event lag s (newest switch taken minus the end of the newest window closed)", Sample::aggregateEventLag);
+        lags.put("decode input lag records", Sample::decodeInputLag);
+        lags.put("aggregate input lag records", Sample::aggregateInputLag);
         StringBuilder b = new StringBuilder();
-        for (int k = 0; k < names.length; k++) {
-            int i = k;
-            double[] v = samples.stream().mapToDouble(x -> x[i]).sorted().toArray();
-            b.append(String.format("  %s: p50 %.1f, p99 %.1f, max %.1f%n", names[k], v[v.length / 2],
+        lags.forEach((name, lag) -> {
+            double[] v = samples.stream().mapToDouble(lag).sorted().toArray();
+            b.append(String.format("  %s: p50 %.1f, p99 %.1f, max %.1f%n", name, v[v.length / 2],
                     v[Math.max(0, (int) Math.ceil(v.length * 0.99) - 1)], v[v.length - 1]));
-        }
+        });
         return b.toString();
     }
 
     /** Each second's sample as CSV, with where the hosts' windows end ({@code -Dswapstream.fleet.series}). */
-    private static void writeSeries(Path file, List<double[]> samples, double firstWindowEnd) throws java.io.IOException {
+    private static void writeSeries(Path file, List<Sample> samples, double firstWindowEnd) throws java.io.IOException {
         StringBuilder b = new StringBuilder(String.format("# the hosts' windows end %.1f s into the replay and every 60 s after%n", firstWindowEnd));
         b.append("seconds,decode_event_lag_s,aggregate_event_lag_s,decode_input_lag_records,"
                 + "aggregate_input_lag_records,decode_cpu_s,decode_switches_out,aggregate_cpu_s,aggregate_switches_in\n");
         synchronized (samples) {
-            for (double[] x : samples) {
-                b.append(String.format("%.1f,%.2f,%.2f,%.0f,%.0f,%.3f,%.0f,%.3f,%.0f%n", x[4], x[0], x[1], x[2], x[3], x[5], x[6], x[7], x[8]));
+            for (Sample x : samples) {
+                b.append(String.format("%.1f,%.2f,%.2f,%.0f,%.0f,%.3f,%.0f,%.3f,%.0f%n", x.seconds(), x.decodeEventLag(), x.aggregateEventLag(),
+                        x.decodeInputLag(), x.aggregateInputLag(), x.decodeCpu(), x.decodeSwitches(), x.aggregateCpu(), x.aggregateSwitches()));
             }
         }
         Files.writeString(file, b);
@@ -127,17 +134,18 @@ public final class FleetBench {
      */
     public record SteadyCost(double fromSecs, double toSecs, double decodeCpu, double decodeSwitches, double aggregateCpu,
                              double aggregateSwitches) {
-        static SteadyCost of(List<double[]> samples, double fromSecs) {
-            double[] first = null;
-            double[] last = null;
+        static SteadyCost of(List<Sample> samples, double fromSecs) {
+            Sample first = null;
+            Sample last = null;
             synchronized (samples) {
-                for (double[] s : samples) {
-                    if (s[4] >= fromSecs && first == null) first = s;
+                for (Sample s : samples) {
+                    if (s.seconds() >= fromSecs && first == null) first = s;
                     last = s;
                 }
             }
             if (first == null || last == first) return new SteadyCost(fromSecs, fromSecs, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
-            return new SteadyCost(first[4], last[4], last[5] - first[5], last[6] - first[6], last[7] - first[7], last[8] - first[8]);
+            return new SteadyCost(first.seconds(), last.seconds(), last.decodeCpu() - first.decodeCpu(), last.decodeSwitches() - first.decodeSwitches(),
+                    last.aggregateCpu() - first.aggregateCpu(), last.aggregateSwitches() - first.aggregateSwitches());
         }
 
         public double decodeMicrosPerSwitch() {
@@ -221,7 +229,7 @@ public final class FleetBench {
             long replayWall = System.currentTimeMillis();
             rows.start();
             // each second, how far behind each stage says it is, to see where a late window's time goes
-            List<double[]> lagSamples = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Sample> lagSamples = java.util.Collections.synchronizedList(new ArrayList<>());
             AtomicBoolean sampling = new AtomicBoolean(true);
             Thread sampler = new Thread(() -> {
                 while (sampling.get()) {
@@ -245,8 +253,8 @@ public final class FleetBench {
                             ar += StageChild.sum(m, "swapstream_lag_records");
                             as += StageChild.sum(m, "swapstream_switches_in_total");
                         }
-                        lagSamples.add(new double[] {d, a, dr, ar, t, decode.stream().mapToDouble(StageChild::cpuSecs).sum(), ds,
-                                aggregate.stream().mapToDouble(StageChild::cpuSecs).sum(), as});
+                        lagSamples.add(new Sample(t, d, a, dr, ar, decode.stream().mapToDouble(StageChild::cpuSecs).sum(), ds,
+                                aggregate.stream().mapToDouble(StageChild::cpuSecs).sum(), as));
                         Thread.sleep(1000);
                     } catch (Exception e) {
                         return;
