@@ -115,7 +115,7 @@ public final class FleetBench {
     public record Result(int hosts, int instances, long switches, long buffers, double replaySecs, double drainSecs, double switchesPerSec,
                   long[] decodeHeap, long[] aggregateHeap, long decodeRss, long aggregateRss, double decodeBytesPerSession,
                   double aggregateBytesPerSession, double latencyP50, double latencyP99, int windows, double ingestCpuMsPerBuffer,
-                  double decodeCpu, double aggregateCpu, double apiP50Ms, double apiP99Ms, int rows, int rowsDiffering, int rowsMissing,
+                  double decodeCpu, double aggregateCpu, List<WindowEndLag> latencyByWindowEnd, double apiP50Ms, double apiP99Ms, int rows, int rowsDiffering, int rowsMissing,
                   long switchesOutOfOrder, SteadyCost steady, OfflineCost offline) {
         /** The stages' CPU a switch over the replay and the drain, beside the offline code's for the same switches. */
         public double decodeMicrosPerSwitch() {
@@ -126,6 +126,12 @@ public final class FleetBench {
             return aggregateCpu / switches * 1e6;
         }
     }
+
+    /**
+     * How long after one instant at which the hosts' windows end their final rows came: {@code endSecs} into the replay,
+     * {@code windows} sessions' windows (the first such instant finds the stages' code not yet compiled).
+     */
+    public record WindowEndLag(double endSecs, int windows, double p50, double p99) {}
 
     /**
      * The stages' CPU a switch once running for a while: from {@code fromSecs} into the replay to its last second, the
@@ -336,6 +342,7 @@ public final class FleetBench {
             }
             // how long after each window's end its first final row came, leaving out each session's last (closed by its end)
             List<Double> lags = new ArrayList<>();
+            Map<Long, List<Double>> lagsByEnd = new java.util.TreeMap<>();
             Map<String, Long> last = new HashMap<>();
             rows.firstFinalAt.keySet().forEach(k -> last.merge(k.substring(0, k.lastIndexOf('/')), Long.parseLong(k.substring(k.lastIndexOf('/') + 1)), Math::max));
             for (Map.Entry<String, Long> e : rows.firstFinalAt.entrySet()) {
@@ -344,8 +351,14 @@ public final class FleetBench {
                 if (windowStart == last.get(k.substring(0, k.lastIndexOf('/')))) continue;
                 double endWallMs = replayWall + (windowStart + WINDOW_NANOS - startEpochNanos) / 1e6;
                 lags.add((e.getValue() - endWallMs) / 1000);
+                lagsByEnd.computeIfAbsent(windowStart + WINDOW_NANOS, x -> new ArrayList<>()).add((e.getValue() - endWallMs) / 1000);
             }
             lags.sort(null);
+            List<WindowEndLag> byEnd = new ArrayList<>();
+            lagsByEnd.forEach((end, l) -> {
+                l.sort(null);
+                byEnd.add(new WindowEndLag((end - startEpochNanos) / 1e9, l.size(), BenchMeasures.quantile(l, 0.5), BenchMeasures.quantile(l, 0.99)));
+            });
             double ingestCpu = ingest.cpuSecs();
             long outOfOrder = 0;
             for (StageChild c : decode) {
@@ -359,7 +372,7 @@ public final class FleetBench {
                     BenchMeasures.quantile(lags, 0.5), BenchMeasures.quantile(lags, 0.99), lags.size(), ingestCpu * 1000 / Math.max(1, buffers),
                     decode.stream().mapToDouble(StageChild::cpuSecs).sum() - decodeCpuBefore,
                     aggregate.stream().mapToDouble(StageChild::cpuSecs).sum() - aggregateCpuBefore,
-                    api[0], api[1], expected.size(), differing, missing, outOfOrder, steady,
+                    byEnd, api[0], api[1], expected.size(), differing, missing, outOfOrder, steady,
                     new OfflineCost(offlineSwitches.get(), offlineDecodeNanos.get(), offlineAllNanos.get()));
         } finally {
             for (StageChild c : decode) c.close();

@@ -106,6 +106,10 @@ final class BenchCommand implements Callable<Integer> {
                     steady.fromSecs(), steady.toSecs(), steady.decodeMicrosPerSwitch(), steady.decodeMicrosPerSwitch() / o.decodeMicrosPerSwitch(),
                     steady.decodeSwitches(), steady.aggregateMicrosPerSwitch(), steady.aggregateMicrosPerSwitch() / o.statisticsMicrosPerSwitch(),
                     steady.aggregateSwitches());
+            for (FleetBench.WindowEndLag l : r.latencyByWindowEnd()) {
+                out.printf("final rows of the windows ending %.1f s into the replay: p50 %.1f s, p99 %.1f s after the end (%d windows)%n",
+                        l.endSecs(), l.p50(), l.p99(), l.windows());
+            }
             out.printf("replay %.1f s (%d buffers), then %.1f s until every final row; %d switches out of order (their buffers came"
                     + " later than the declared flush timer allows: such rows differ from offline, as the sessions say)%n", r.replaySecs(),
                     r.buffers(), r.drainSecs(), r.switchesOutOfOrder());
