@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * emitting nothing. A window is emitted once, {@code final}, as soon as the session's switches pass its
  * end; whole-session rows are emitted as they change, and {@code final} once the decode stage's
  * end-of-session record says every batch and thread record has arrived. Exactly-once v2 commits the rows
- * with the state that emitted them, so a restore neither loses nor doubles one.
+ * with the state that emitted them, so a restore neither loses nor doubles one. Rows reach read_committed readers at
+ * the next commit ({@code commit.interval.ms}): a commit asked at each window's close or session's end was a
+ * transaction per host at a fleet's window end, and held the stream thread there (docs/performance.md).
  */
 final class AggregateProcessor implements Processor<String, AggregateInput, String, SpecificRecord> {
     private static final Logger LOG = LoggerFactory.getLogger(AggregateProcessor.class);
@@ -210,8 +212,6 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         open.remove(o.session);
         metrics.sessionsOpen.record(open.size());
         metrics.sessionsEnded.record();
-        // the final rows reach read_committed readers now, not up to a commit interval later
-        context.commit();
     }
 
     /** The session's thread labels, kept after its end for the query API's readier names. */

@@ -98,8 +98,6 @@ final class OpenSession implements LabelStore, StatisticsOutput {
         if (!replaying) {
             metrics.windowsClosed.record();
             metrics.closed(start + settings.windowNanos());
-            // the window's rows reach read_committed readers now, not up to a commit interval later
-            rows.commitSoon();
         }
         shortWindows = batchesAtClose >= 0 && state.batches - batchesAtClose < settings.flushEvery().records() / 4;
         batchesAtClose = state.batches;

@@ -49,11 +49,6 @@ final class RowEmitter {
         }
     }
 
-    /** Asks Kafka Streams to commit after the record being processed. */
-    void commitSoon() {
-        context.commit();
-    }
-
     /** The task leaves this instance (or stops): its rows are no longer answered here. */
     void close() {
         indexes.close(task, index);

@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * since are noted in the redo log ({@link io.swapstream.stage.RedoLog}), so a restarted or moved task restores
  * the checkpoint and decodes them again, sending nothing. A checkpoint per buffer would cost its encoding, megabytes when
  * the merge waits for a quiet processor, for every 64 KiB buffer. Exactly-once v2 commits the stores
- * with the outputs. A session ends with its end marker, or as incomplete after the idle timeout.
+ * with the outputs, every {@code commit.interval.ms}: a commit asked at each session's first batch or end was a
+ * transaction per host when a fleet starts or rotates its files together. A session ends with its end marker, or as incomplete after the idle timeout.
  * A buffer that fails its check is a dead letter, and its session goes on. Whatever else a record makes
  * the decoder throw is a dead letter too: its session's decoder may be half way through a change, so the
  * session ends there, marked incomplete with the reason. No input stops the stage: a task that stopped on a
@@ -187,11 +188,8 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         long index = p.next++;
         stores.redo().note(l.session, index, redoEntry);
         p.redoBytes += bytes.length;
-        long batchesBefore = p.batches;
         decode(l, index, bytes, headers);
         if (p.ended()) return; // the buffer failed the decoder, which ended the session
-        // a new session's first switches reach the aggregate now, not up to a commit interval later
-        if (batchesBefore == 0 && p.batches > 0) context.commit();
         if (settings.checkpointEvery().reached(p.next - p.checkpointNext, p.redoBytes)) {
             long redoFrom = p.checkpointNext;
             p.checkpointNext = p.next;
@@ -325,8 +323,6 @@ final class DecodeProcessor implements Processor<String, byte[], String, Object>
         recordSessionGauges();
         metrics.sessionsOpen.record(openSessions = Math.max(0, openSessions - 1));
         metrics.sessionsEnded.record();
-        // the session's last batches and its end record reach read_committed readers now, not up to a commit interval later
-        context.commit();
     }
 
     /** Ends, as incomplete, every open session that has had no buffer for the idle timeout; forgets ended ones past retention. */
