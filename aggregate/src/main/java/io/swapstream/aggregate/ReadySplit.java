@@ -173,8 +173,13 @@ public final class ReadySplit {
 
     /** Sets the split's fields of a ThreadStats, ProcessStats or HostStats record. */
     public void fill(SpecificRecordBase r) {
-        fillFields(idleWake, r, "readyIdleWake", true);
-        fillFields(contended, r, "readyContended", true);
+        fill(r, true);
+    }
+
+    /** {@link #fill}, the sketches left null unless {@code sketches}. */
+    public void fill(SpecificRecordBase r, boolean sketches) {
+        fillFields(idleWake, r, "readyIdleWake", true, sketches);
+        fillFields(contended, r, "readyContended", true, sketches);
         fillCStates(r);
     }
 
@@ -183,8 +188,8 @@ public final class ReadySplit {
      * (ProcessStatsAdded, HostStatsAdded): what a reader adds up over revisions, so no maximum or percentile.
      */
     public void fillAdded(SpecificRecordBase r) {
-        fillFields(idleWake, r, "readyIdleWake", false);
-        fillFields(contended, r, "readyContended", false);
+        fillFields(idleWake, r, "readyIdleWake", false, true);
+        fillFields(contended, r, "readyContended", false, true);
         fillCStates(r);
     }
 
@@ -202,7 +207,7 @@ public final class ReadySplit {
         r.put("readyIdleWakeSumNanosByCState", sums);
     }
 
-    private static void fillFields(Latencies l, SpecificRecordBase r, String prefix, boolean extremes) {
+    private static void fillFields(Latencies l, SpecificRecordBase r, String prefix, boolean extremes, boolean sketches) {
         boolean any = l.count > 0;
         r.put(prefix + "Count", l.count);
         r.put(prefix + "SumNanos", l.sum);
@@ -210,7 +215,7 @@ public final class ReadySplit {
             r.put(prefix + "MaxNanos", any ? l.max : null);
             r.put(prefix + "P99Nanos", any ? l.p99() : null);
         }
-        r.put(prefix + "Sketch", any && l.sketch != null ? SketchBytes.of(l.sketch) : null);
+        r.put(prefix + "Sketch", sketches && any && l.sketch != null ? SketchBytes.of(l.sketch) : null);
     }
 
     /** Copies the split's fields from one record to another (a roll-up's slim row). */

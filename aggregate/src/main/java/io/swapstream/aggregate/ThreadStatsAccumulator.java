@@ -312,6 +312,15 @@ public final class ThreadStatsAccumulator {
     /** The statistics, labelled; window bounds as given (whole session: first and last switch). */
     public ThreadStats toStats(String session, String host, int tid, Integer pid, String processName, String threadName,
                                long windowStart, long windowEnd, boolean isFinal) {
+        return toStats(session, host, tid, pid, processName, threadName, windowStart, windowEnd, isFinal, true);
+    }
+
+    /**
+     * {@link #toStats}, the sketches' bytes left out unless {@code sketches}: a row for the query store, which shows
+     * no sketch (their bytes were most of a row's cost to make).
+     */
+    public ThreadStats toStats(String session, String host, int tid, Integer pid, String processName, String threadName,
+                               long windowStart, long windowEnd, boolean isFinal, boolean sketches) {
         Map<String, Long> reasons = new LinkedHashMap<>();
         for (int i = 0; i < 64; i++) if (waitReasons[i] > 0) reasons.put(KernelEnums.waitReason(i), waitReasons[i]);
         List<Long> hist = new ArrayList<>(32);
@@ -370,10 +379,10 @@ public final class ThreadStatsAccumulator {
         s.setTopReadiers(topReadiers());
         s.setFinal$(isFinal);
         s.setComplete(true); // the constructor leaves a boolean false; the stage marks the rows it knows to be incomplete
-        s.setWaitSketch(waitCount > 0 ? SketchBytes.of(waits) : null);
-        s.setReadySketch(readyCount > 0 ? SketchBytes.of(readies) : null);
-        s.setRunSketch(runCount > 0 ? SketchBytes.of(runs) : null);
-        (split == null ? NO_READY : split).fill(s);
+        s.setWaitSketch(sketches && waitCount > 0 ? SketchBytes.of(waits) : null);
+        s.setReadySketch(sketches && readyCount > 0 ? SketchBytes.of(readies) : null);
+        s.setRunSketch(sketches && runCount > 0 ? SketchBytes.of(runs) : null);
+        (split == null ? NO_READY : split).fill(s, sketches);
         return s;
     }
 }

@@ -88,8 +88,8 @@ public final class SwapstreamConfig {
     public static final String AGGREGATE_WINDOW_NANOS = "swapstream.aggregate.window.nanos";
     public static final long DEFAULT_AGGREGATE_WINDOW_NANOS = 60_000_000_000L;
     /**
-     * Aggregate: how often changed whole-session rows go out while a session runs (default 10 s): a row per
-     * thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
+     * Aggregate: how often changed whole-session rows go out while a session runs (default 10 s; with windows, to
+     * the query store alone): a row per thread per interval is what a dashboard redraws, and on a busy host thousands of rows.
      */
     public static final String AGGREGATE_EMIT_INTERVAL_MS = "swapstream.aggregate.emit.interval.ms";
     public static final long DEFAULT_AGGREGATE_EMIT_INTERVAL_MS = 10_000;

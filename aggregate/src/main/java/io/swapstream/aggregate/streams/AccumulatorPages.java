@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.ints.IntIterator;
 import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -59,8 +58,6 @@ final class AccumulatorPages implements AccumulatorStore {
     private final IntOpenHashSet windowStored = new IntOpenHashSet();
     /** Thread records taken since the last write: written with the accumulators, the latest per thread. */
     private final Int2ObjectOpenHashMap<ThreadLabel> labelsToWrite = new Int2ObjectOpenHashMap<>();
-    /** Threads whose whole-session accumulator changed since their row went out, and left memory: their row goes out from the store. */
-    private final IntOpenHashSet rowDueInStore = new IntOpenHashSet();
 
     AccumulatorPages(String session, AggregateStores stores, boolean restored) {
         this.session = session;
@@ -82,7 +79,6 @@ final class AccumulatorPages implements AccumulatorStore {
             if (s == null) {
                 s = paging == Paging.IN_MEMORY ? fresh(wholeKeys + tid, tid, start) : load(wholeKeys + tid, tid, start);
                 whole.put(tid, s);
-                s.rowDue = rowDueInStore.remove(tid);
             }
         } else {
             if (start != windowStart) {
@@ -103,15 +99,6 @@ final class AccumulatorPages implements AccumulatorStore {
         }
         if (start == SessionStatistics.WHOLE) s.rowDue = true;
         return s.accumulator;
-    }
-
-    /** The thread's whole-session accumulator as memory or the store has it, not kept in memory; null when neither has one. */
-    ThreadStatsAccumulator whole(int tid) {
-        AccumulatorSlot s = whole.get(tid);
-        if (s != null) return s.accumulator;
-        if (paging == Paging.IN_MEMORY) return null;
-        byte[] b = stores.accumulators().get(wholeKeys + tid);
-        return b == null ? null : AccumulatorCodec.decode(b);
     }
 
     /**
@@ -184,9 +171,11 @@ final class AccumulatorPages implements AccumulatorStore {
      * Writes every accumulator and label changed since the last write, and deletes the closed windows'
      * keys. Then whole-session accumulators leave memory: with windows, all of them (a whole-session
      * accumulator changes only when a window closes, and a running thread has its window's in memory);
-     * without windows, or with short ones ({@code keepRunning}), those of threads that did not run.
+     * without windows, or with short ones ({@code keepRunning}), those of threads that did not run. One
+     * whose row is due goes to {@code rowsLeaving} as it leaves: read back from the store at the next
+     * emission instead, it was decoded twice a window (a second a window end at 1,000 hosts).
      */
-    void write(boolean keepRunning) {
+    void write(boolean keepRunning, Each rowsLeaving) {
         for (int i = 0; i < closedWindowThreads.size(); i++) {
             int tid = closedWindowThreads.getInt(i);
             AccumulatorSlot open = window.get(tid);
@@ -205,7 +194,10 @@ final class AccumulatorPages implements AccumulatorStore {
         // a slot changed since the previous write is one whose thread ran
         if (whole.values().removeIf(s -> {
             if (keepRunning && (s.unwritten() || s.rowDue || window.containsKey(s.tid))) return false;
-            if (s.rowDue) rowDueInStore.add(s.tid);
+            if (s.rowDue) {
+                s.rowDue = false;
+                rowsLeaving.accept(s.tid, s.accumulator);
+            }
             return true;
         }) && paging == Paging.IN_MEMORY) {
             paging = Paging.EVICTED;
@@ -215,11 +207,12 @@ final class AccumulatorPages implements AccumulatorStore {
     }
 
     /**
-     * Gives {@code each} the whole-session accumulator of every thread whose row is due: one that changed since its
-     * row last went out. With windows that is at a window's close (its accumulators merged in) or a switch that came
-     * after its window had closed; an open window's switches are in no whole-session row until it closes, as a
-     * whole-session row and the sum of its thread's closed windows are then one (issue 59: summing the open window in
-     * at every emission was a quarter of the stage's thread at 1,000 hosts).
+     * Gives {@code each} the whole-session accumulator of every thread in memory whose row is due: one that changed
+     * since its row last went out (those that left memory went out as they left, at {@link #write}). With windows that
+     * is at a window's close (its accumulators merged in) or a switch that came after its window had closed; an open
+     * window's switches are in no whole-session row until it closes, as a whole-session row and the sum of its
+     * thread's closed windows are then one (issue 59: summing the open window in at every emission was a quarter of
+     * the stage's thread at 1,000 hosts).
      */
     void takeRowsDue(Each each) {
         for (AccumulatorSlot s : whole.values()) {
@@ -227,12 +220,6 @@ final class AccumulatorPages implements AccumulatorStore {
             s.rowDue = false;
             each.accept(s.tid, s.accumulator);
         }
-        for (IntIterator it = rowDueInStore.iterator(); it.hasNext(); ) {
-            int tid = it.nextInt();
-            ThreadStatsAccumulator a = whole(tid);
-            if (a != null) each.accept(tid, a);
-        }
-        rowDueInStore.clear();
     }
 
     /**

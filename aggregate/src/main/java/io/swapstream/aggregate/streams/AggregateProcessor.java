@@ -35,11 +35,12 @@ import org.slf4j.LoggerFactory;
  * batch would cost more than the statistics), and the batches since are noted as offsets of the input
  * topic, so a restarted task takes the accumulators, reads those batches back and takes them again,
  * emitting nothing. A window is emitted once, {@code final}, as soon as the session's switches pass its
- * end; whole-session rows are emitted as they change, and {@code final} once the decode stage's
- * end-of-session record says every batch and thread record has arrived. Exactly-once v2 commits the rows
- * with the state that emitted them, so a restore neither loses nor doubles one. Rows reach read_committed readers at
- * the next commit ({@code commit.interval.ms}): a commit asked at each window's close or session's end was a
- * transaction per host at a fleet's window end, and held the stream thread there (docs/performance.md).
+ * end; whole-session rows are emitted as they change (with windows, to the query store alone), and {@code final}
+ * to the topic once the decode stage's end-of-session record says every batch and thread record has arrived.
+ * Exactly-once v2 commits the rows with the state that emitted them, so a restore neither loses nor doubles one.
+ * Rows reach read_committed readers at the next commit ({@code commit.interval.ms}): a commit asked at each
+ * window's close or session's end was a transaction per host at a fleet's window end, and held the stream
+ * thread there (docs/performance.md).
  */
 final class AggregateProcessor implements Processor<String, AggregateInput, String, SpecificRecord> {
     private static final Logger LOG = LoggerFactory.getLogger(AggregateProcessor.class);

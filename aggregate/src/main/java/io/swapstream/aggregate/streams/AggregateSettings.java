@@ -21,7 +21,7 @@ import org.apache.kafka.common.serialization.Serdes;
  * The aggregate stage's settings, read and checked once from the Streams configuration.
  *
  * @param windowNanos    tumbling window (0: whole-session statistics only)
- * @param emitIntervalMs how often changed whole-session rows go out while a session runs
+ * @param emitIntervalMs how often changed whole-session rows go out while a session runs (with windows, to the query store)
  * @param flushEvery     batches (or bytes of them) between two writes of a session's accumulators at most
  * @param keepWindows    closed windows per session the stats store keeps for queries
  * @param retentionMs    how long an ended session's rows and progress stay in the stores
@@ -42,7 +42,7 @@ public record AggregateSettings(long windowNanos, long emitIntervalMs, RedoLog.L
             .define(SwapstreamConfig.AGGREGATE_WINDOW_NANOS, Type.LONG, SwapstreamConfig.DEFAULT_AGGREGATE_WINDOW_NANOS, Range.atLeast(0),
                     Importance.HIGH, "tumbling window of the windowed statistics, ns; 0: whole-session statistics alone")
             .define(SwapstreamConfig.AGGREGATE_EMIT_INTERVAL_MS, Type.LONG, SwapstreamConfig.DEFAULT_AGGREGATE_EMIT_INTERVAL_MS,
-                    Range.atLeast(1), Importance.MEDIUM, "how often changed whole-session rows go out while a session runs, ms")
+                    Range.atLeast(1), Importance.MEDIUM, "how often changed whole-session rows go out while a session runs, ms (with windows, to the query store alone)")
             // the redo entries since the last flush must fit the slots
             .define(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, Type.INT, SwapstreamConfig.DEFAULT_FLUSH_BATCHES,
                     Range.between(1, SwapstreamConfig.REDO_SLOTS), Importance.LOW, "batches between two writes of a session's accumulators")

@@ -18,7 +18,7 @@ import java.util.function.Consumer;
  * A session in a task's memory: its {@link SessionStatistics}, whose accumulators are paged between
  * memory and the stores ({@link AccumulatorPages}), and the rows they give. A window's rows go out once,
  * final, when it closes; whole-session rows go out as they change ({@link #emitChanged}: with windows, as windows close
- * into them) and final when the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
+ * into them, to the query store alone) and final when the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
  * window has closed; the batches since are noted in the redo store, which a restore takes again.
  */
 final class OpenSession implements LabelStore, StatisticsOutput {
@@ -151,7 +151,7 @@ final class OpenSession implements LabelStore, StatisticsOutput {
 
     /** Writes every accumulator changed since the last time, and starts a new redo span. */
     private void flush() {
-        pages.write(settings.windowNanos() == 0 || shortWindows);
+        pages.write(settings.windowNanos() == 0 || shortWindows, this::changedRow);
         WakeEdges edges = statistics.openEdges();
         if (!edges.isEmpty()) {
             stores.accumulators().put(edgesKey, EDGES.write(edges::write));
@@ -173,9 +173,18 @@ final class OpenSession implements LabelStore, StatisticsOutput {
         state.redoBytes = 0;
     }
 
-    /** Emits the whole-session rows that changed since the last time. */
+    /**
+     * The whole-session rows that changed since the last time: to the topic without windows; with windows to the query
+     * store alone, as the topic's window rows add up to them (at a fleet's window end, sending them too was half the
+     * stage's burst of rows).
+     */
     void emitChanged() {
-        pages.takeRowsDue((tid, a) -> rows.emit(this, tid, a, null, false, incompleteFrom == null));
+        pages.takeRowsDue(this::changedRow);
+    }
+
+    private void changedRow(int tid, ThreadStatsAccumulator a) {
+        if (settings.windowNanos() > 0) rows.keep(this, tid, a, incompleteFrom == null);
+        else rows.emit(this, tid, a, null, false, incompleteFrom == null);
     }
 
     /**

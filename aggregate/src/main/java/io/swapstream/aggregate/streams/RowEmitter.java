@@ -19,8 +19,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Sends a thread's row to {@code etw.thread-stats} and keeps the latest in the stats store for queries:
- * whole-session rows, and each session's last few windows (the topic has them all). Sends a closed
- * window's wake edges to {@code etw.wake-edges}.
+ * whole-session rows, and each session's last few windows (the topic has them all); with windows, a running
+ * session's whole-session rows go to the store alone ({@link #keep}). Sends a closed window's wake edges to
+ * {@code etw.wake-edges}.
  */
 final class RowEmitter {
     private final ProcessorContext<String, SpecificRecord> context;
@@ -76,19 +77,11 @@ final class RowEmitter {
      * false marks one computed from a session's time that is not known (docs/architecture.md "Incomplete sessions").
      */
     void emit(OpenSession o, int tid, ThreadStatsAccumulator a, Long windowStart, boolean isFinal, boolean complete) {
-        String key = ThreadStatsFields.key(o.session, tid, windowStart);
-        long start = windowStart != null ? windowStart : a.firstNanos();
-        long end = windowStart != null ? windowStart + settings.windowNanos() : a.lastNanos();
-        ThreadLabel info = o.label(tid);
-        String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
-        ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.processId(),
-                info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, isFinal);
-        stats.setComplete(complete);
-        String storeKey = windowStart == null ? key : AggregateTopology.windowRowKey(o.session, windowStart, tid);
+        ThreadStats stats = row(o, tid, a, windowStart, isFinal, complete, true);
         metrics.statsOut.record();
         if (!complete) metrics.incompleteStatsOut.record();
         // the sink serializes the row as it is forwarded: the topic gets its sketches
-        context.forward(new Record<>(key, stats, o.timestamp));
+        context.forward(new Record<>(ThreadStatsFields.key(o.session, tid, windowStart), stats, o.timestamp));
         // the store answers queries, which show no sketch bytes: kept there too, they doubled the rows'
         // bytes on the brokers (the store's changelog) for nothing a reader asks of the store
         stats.setWaitSketch(null);
@@ -96,6 +89,31 @@ final class RowEmitter {
         stats.setRunSketch(null);
         stats.setReadyIdleWakeSketch(null);
         stats.setReadyContendedSketch(null);
+        keep(o.session, tid, stats, windowStart);
+    }
+
+    /**
+     * A running session's whole-session row, for queries alone: with windows the topic has the windows' rows, whose
+     * sketches a reader merges into the same statistics, and the row itself once, final, at the session's end.
+     */
+    void keep(OpenSession o, int tid, ThreadStatsAccumulator a, boolean complete) {
+        keep(o.session, tid, row(o, tid, a, null, false, complete, false), null);
+    }
+
+    private ThreadStats row(OpenSession o, int tid, ThreadStatsAccumulator a, Long windowStart, boolean isFinal, boolean complete,
+                            boolean sketches) {
+        long start = windowStart != null ? windowStart : a.firstNanos();
+        long end = windowStart != null ? windowStart + settings.windowNanos() : a.lastNanos();
+        ThreadLabel info = o.label(tid);
+        String host = o.state.host != null ? o.state.host : LogfileHeader.hostOf(o.session);
+        ThreadStats stats = a.toStats(o.session, host, tid, info == null ? null : info.processId(),
+                info == null ? null : info.processName(), info == null ? null : info.threadName(), start, end, isFinal, sketches);
+        stats.setComplete(complete);
+        return stats;
+    }
+
+    private void keep(String session, int tid, ThreadStats stats, Long windowStart) {
+        String storeKey = windowStart == null ? ThreadStatsFields.key(session, tid, null) : AggregateTopology.windowRowKey(session, windowStart, tid);
         latest.put(storeKey, stats);
         index.put(storeKey, stats, windowStart);
     }

@@ -32,9 +32,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class AggregateTopologyTest {
     @TempDir Path dir;
@@ -165,13 +168,14 @@ class AggregateTopologyTest {
     /**
      * Whole-session rows of a running session, emitted as they change, with the accumulators written after
      * every batch: each row equals the offline statistics of the windows closed so far (the open window's switches
-     * join them when it closes), though those wait in the store.
+     * join them when it closes), though those wait in the store. With windows they go to the query store alone (the
+     * topic's window rows add up to them); without, to the topic too.
      */
-    @Test
-    void rowsOfARunningSessionEqualTheOfflineStatisticsSoFarWhileClosedWindowsWaitInTheStore() throws Exception {
+    @ParameterizedTest
+    @ValueSource(longs = {50_000_000L, 0L})
+    void rowsOfARunningSessionEqualTheOfflineStatisticsSoFarWhileClosedWindowsWaitInTheStore(long window) throws Exception {
         Path f = dir.resolve("r.etl");
         TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(20_000).withMode("cswitch"), 0x31);
-        long window = 50_000_000L;
         List<SwitchBatch> batches = new ArrayList<>();
         SwitchBatchSerde serde = new SwitchBatchSerde();
         SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))), t -> {});
@@ -179,9 +183,10 @@ class AggregateTopologyTest {
         SessionStatistics offline = new SessionStatistics(window);
         int changedRows = 0;
         int windowRows = 0;
-        try (TopologyTestDriver driver = driver("state-emit", Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1"), window, 1_000)) {
+        try (TopologyTestDriver driver = driver("state-emit-" + window, Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1"), window, 1_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
+            KeyValueStore<String, ThreadStats> store = driver.getKeyValueStore(AggregateTopology.STATS_STORE);
             Map<Integer, ThreadStats> emitted = new HashMap<>();
             for (int i = 0; i < batches.size(); i++) {
                 batchesIn.pipeInput(session, batches.get(i));
@@ -196,17 +201,26 @@ class AggregateTopologyTest {
                         windowRows++;
                         continue;
                     }
+                    assertEquals(0, window, "with windows, a running session's whole-session row went to the topic: " + r.key());
                     ThreadStats t = r.value();
                     assertEquals(sofar.get(t.getThreadId()), t, r.key() + " after batch " + i);
                     emitted.put(t.getThreadId(), t);
                     changedRows++;
+                }
+                if (window > 0) {
+                    for (ThreadStats t : sofar.values()) {
+                        ThreadStats kept = store.get(session + "/" + t.getThreadId());
+                        assertEquals(withoutSketches(t), kept, "the store's row of thread " + t.getThreadId() + " after batch " + i);
+                        if (!kept.equals(emitted.put(t.getThreadId(), kept))) changedRows++;
+                    }
+                    sofar.replaceAll((tid, t) -> withoutSketches(t));
                 }
                 // and every thread whose row changed since it last went out has gone out again
                 assertEquals(sofar, emitted, "after batch " + i);
             }
         }
         assertTrue(batches.size() >= 4, "batches: " + batches.size());
-        assertTrue(windowRows > 0, "windows closed while the session ran");
+        assertTrue(window == 0 || windowRows > 0, "windows closed while the session ran");
         assertTrue(changedRows > offline.wholeSession().size(), "rows went out as they changed: " + changedRows);
     }
 
@@ -309,6 +323,7 @@ class AggregateTopologyTest {
         }
     }
 
+    /** The row as the query store keeps it: no sketch. */
     static ThreadStats withoutSketches(ThreadStats t) {
         return ThreadStats.newBuilder(t).setWaitSketch(null).setReadySketch(null).setRunSketch(null)
                 .setReadyIdleWakeSketch(null).setReadyContendedSketch(null).build();

@@ -20,7 +20,7 @@ public final class AggregateCommand extends StageCommand {
             description = "tumbling window of the windowed statistics; 0s: whole-session statistics alone")
     Duration window;
 
-    @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often the whole-session rows that changed are emitted (with --window, a row changes as its thread's windows close)")
+    @Option(names = "--emit-interval", defaultValue = "10s", paramLabel = "DURATION", description = "how often the whole-session rows that changed are emitted (with --window, to the query store alone: the topic has the windows' rows, and each whole-session row once, final)")
     Duration emit;
 
     @Option(names = "--keep-windows", defaultValue = "60", paramLabel = "N", description = "closed windows per session the queries"
