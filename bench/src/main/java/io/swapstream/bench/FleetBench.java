@@ -134,24 +134,46 @@ public final class FleetBench {
     public record WindowEndLag(double endSecs, int windows, double p50, double p99) {}
 
     /**
-     * The stages' CPU a switch once running for a while: from {@code fromSecs} into the replay to its last second, the
-     * JIT's compiling of the first seconds and the drain left out (a fleet's stages run for months). The switches are
-     * each stage's own count of those it sent on (decode) or took (aggregate) in that time; NaN when no sample fell in it.
+     * The stages' CPU a switch once running, over one window period: from {@link #SETTLE_SECS} after an instant at which
+     * the hosts' windows end to as long after the next, the last such period in the replay after an instant at least
+     * {@link #WARM_SECS} in ({@code windowEndSecs}, that first instant; NaN when there is none). A period holds one window
+     * end's work and 60 s of switches between, whatever the windows' alignment: a span that held two window ends or none
+     * cost a third more or less a switch. The first window end's burst, on code not yet compiled while the decode stage
+     * still catches up with the fleet's start, and the drain are left out (a fleet's stages run for months). Without
+     * such a period (a short {@code --seconds}), from a third into the replay to its end. The switches are each
+     * stage's own count of those it sent on (decode) or took (aggregate) in that time; NaN when no sample fell in it.
      */
-    public record SteadyCost(double fromSecs, double toSecs, double decodeCpu, double decodeSwitches, double aggregateCpu,
+    public record SteadyCost(double windowEndSecs, double fromSecs, double toSecs, double decodeCpu, double decodeSwitches, double aggregateCpu,
                              double aggregateSwitches) {
-        static SteadyCost of(List<Sample> samples, double fromSecs) {
+        /** How long after a window end the period starts: past the burst of the window end before it. */
+        static final double SETTLE_SECS = 15;
+        /** The earliest a period's first window end may be: 170 s of replay always hold one period after it. */
+        static final double WARM_SECS = 30;
+
+        static SteadyCost of(List<Sample> samples, double firstWindowEndSecs, double replaySecs) {
+            double end = Double.NaN;
+            for (double w = firstWindowEndSecs; w + SETTLE_SECS + WINDOW_NANOS / 1e9 <= replaySecs; w += WINDOW_NANOS / 1e9) {
+                if (w >= WARM_SECS) end = w;
+            }
+            if (Double.isNaN(end)) return of(samples, Double.NaN, replaySecs / 3.0, Double.MAX_VALUE);
+            return of(samples, end, end + SETTLE_SECS, end + SETTLE_SECS + WINDOW_NANOS / 1e9);
+        }
+
+        private static SteadyCost of(List<Sample> samples, double windowEndSecs, double fromSecs, double toSecs) {
             Sample first = null;
             Sample last = null;
             synchronized (samples) {
                 for (Sample s : samples) {
                     if (s.seconds() >= fromSecs && first == null) first = s;
-                    last = s;
+                    if (s.seconds() <= toSecs) last = s;
                 }
             }
-            if (first == null || last == first) return new SteadyCost(fromSecs, fromSecs, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
-            return new SteadyCost(first.seconds(), last.seconds(), last.decodeCpu() - first.decodeCpu(), last.decodeSwitches() - first.decodeSwitches(),
-                    last.aggregateCpu() - first.aggregateCpu(), last.aggregateSwitches() - first.aggregateSwitches());
+            if (first == null || last == null || last.seconds() <= first.seconds()) {
+                return new SteadyCost(windowEndSecs, fromSecs, fromSecs, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+            }
+            return new SteadyCost(windowEndSecs, first.seconds(), last.seconds(), last.decodeCpu() - first.decodeCpu(),
+                    last.decodeSwitches() - first.decodeSwitches(), last.aggregateCpu() - first.aggregateCpu(),
+                    last.aggregateSwitches() - first.aggregateSwitches());
         }
 
         public double decodeMicrosPerSwitch() {
@@ -308,10 +330,11 @@ public final class FleetBench {
             double replaySecs = (System.nanoTime() - replayStart) / 1e9;
             sampling.set(false);
             lags = lagSummary(lagSamples);
-            SteadyCost steady = SteadyCost.of(lagSamples, seconds / 3.0);
+            double firstWindowEnd = (WINDOW_NANOS - Math.floorMod(startEpochNanos, WINDOW_NANOS)) / 1e9;
+            SteadyCost steady = SteadyCost.of(lagSamples, firstWindowEnd, replaySecs);
             // -Dswapstream.fleet.series=FILE: each second's sample, to see what a window's end does to the stages
             String series = System.getProperty("swapstream.fleet.series");
-            if (series != null) writeSeries(Path.of(series), lagSamples, (WINDOW_NANOS - Math.floorMod(startEpochNanos, WINDOW_NANOS)) / 1e9);
+            if (series != null) writeSeries(Path.of(series), lagSamples, firstWindowEnd);
             mid.join();
             err.printf("bench: replay done in %.1f s (%d buffers)%n", replaySecs, buffers);
             err.flush();

@@ -61,7 +61,7 @@ final class BenchCommand implements Callable<Integer> {
             + " ingest --watch) through decode and aggregate processes, in real time for --seconds; memory, latency, throughput, rows")
     Integer hosts;
 
-    @Option(names = "--seconds", defaultValue = "130", paramLabel = "S", description = "with --hosts: seconds of each host's trace, written in real time")
+    @Option(names = "--seconds", defaultValue = "170", paramLabel = "S", description = "with --hosts: seconds of each host's trace, written in real time")
     int seconds;
 
     @Option(names = "--instances", defaultValue = "1", paramLabel = "K", description = "with --hosts: processes of each stage sharing its partitions")
@@ -101,9 +101,13 @@ final class BenchCommand implements Callable<Integer> {
                     r.aggregateMicrosPerSwitch(), o.statisticsMicrosPerSwitch(), r.aggregateMicrosPerSwitch() / o.statisticsMicrosPerSwitch(),
                     o.switches());
             FleetBench.SteadyCost steady = r.steady();
-            out.printf("CPU a switch running (µs), from %.0f s into the replay to its end (%.0f s; the JIT's first seconds and the drain left"
-                            + " out): decode stage %.3f (%.1f× offline, %.0f switches), aggregate stage %.3f (%.1f×, %.0f switches)%n",
-                    steady.fromSecs(), steady.toSecs(), steady.decodeMicrosPerSwitch(), steady.decodeMicrosPerSwitch() / o.decodeMicrosPerSwitch(),
+            out.printf((Double.isNaN(steady.windowEndSecs()) ? "CPU a switch running (µs), from %2$.0f s into the replay to %3$.0f s (no whole window"
+                            + " period after a window end 30 s in; --seconds 170 holds one)"
+                            : "CPU a switch over one window period (µs), from %2$.0f s into the replay to %3$.0f s (15 s after the windows' end at %1$.1f s"
+                            + " to 15 s after the next: that end's work and 60 s of switches)")
+                            + ": decode stage %4$.3f (%5$.1f× offline, %6$.0f switches), aggregate stage %7$.3f (%8$.1f×, %9$.0f switches)%n",
+                    steady.windowEndSecs(), steady.fromSecs(), steady.toSecs(), steady.decodeMicrosPerSwitch(),
+                    steady.decodeMicrosPerSwitch() / o.decodeMicrosPerSwitch(),
                     steady.decodeSwitches(), steady.aggregateMicrosPerSwitch(), steady.aggregateMicrosPerSwitch() / o.statisticsMicrosPerSwitch(),
                     steady.aggregateSwitches());
             for (FleetBench.WindowEndLag l : r.latencyByWindowEnd()) {
