@@ -373,8 +373,9 @@ public final class FleetBench {
                 long windowStart = Long.parseLong(k.substring(k.lastIndexOf('/') + 1));
                 if (windowStart == last.get(k.substring(0, k.lastIndexOf('/')))) continue;
                 double endWallMs = replayWall + (windowStart + WINDOW_NANOS - startEpochNanos) / 1e6;
-                lags.add((e.getValue() - endWallMs) / 1000);
-                lagsByEnd.computeIfAbsent(windowStart + WINDOW_NANOS, x -> new ArrayList<>()).add((e.getValue() - endWallMs) / 1000);
+                double lag = (e.getValue() - endWallMs) / 1000;
+                lags.add(lag);
+                lagsByEnd.computeIfAbsent(windowStart + WINDOW_NANOS, x -> new ArrayList<>()).add(lag);
             }
             lags.sort(null);
             List<WindowEndLag> byEnd = new ArrayList<>();
