@@ -93,6 +93,7 @@ public final class StageMetrics implements AutoCloseable {
             for (String reason : DEAD_LETTER_REASONS) registerReason(reason);
         } else if (stage.equals("aggregate")) {
             gauge(SESSIONS_OPEN, Double::sum);
+            gauge(ACCUMULATORS_IN_MEMORY, Double::sum);
         }
         if (!stage.equals("rollup")) {
             Gauge.builder("swapstream_event_lag_seconds", streams, s -> combine(s, stage, EVENT_LAG_NANOS, StageMetrics::max) / 1e9)

@@ -29,14 +29,20 @@ public final class SwapstreamConfig {
     public static final String DECODE_CHECKPOINT_BUFFERS = "swapstream.decode.checkpoint.buffers";
     public static final int DEFAULT_CHECKPOINT_BUFFERS = 512;
     /**
-     * Aggregate: batches between two writes of a session's accumulators (default {@value #DEFAULT_FLUSH_BATCHES}, at
-     * most {@value #REDO_SLOTS}), and after the batch that closes a window: a closed window's threads have their
-     * whole-session accumulators in memory, merged, until written; once written, a windowed session keeps only its
-     * open window's in memory (keeping both for thousands of threads takes a heap's worth). Where windows
-     * close within a quarter of this many batches, a quarter of it after a close, and running threads keep both.
+     * Aggregate: batches between two writes of a session's accumulators at most (default {@value #DEFAULT_FLUSH_BATCHES}, at
+     * most {@value #REDO_SLOTS}): what a restart takes again.
      */
     public static final String AGGREGATE_FLUSH_BATCHES = "swapstream.aggregate.flush.batches";
     public static final int DEFAULT_FLUSH_BATCHES = 1024;
+    /**
+     * Aggregate: trace time between two writes of a session's accumulators at most, ms (default {@value
+     * #DEFAULT_FLUSH_TRACE_MS}); with windows, at the first window close this long after the last write. At a write,
+     * whole-session accumulators leave memory: all of them where windows are this long or longer (a write at each close),
+     * else those of threads that did not run since the write before. Memory follows the threads that run, however many a
+     * long session starts.
+     */
+    public static final String AGGREGATE_FLUSH_TRACE_MS = "swapstream.aggregate.flush.trace.ms";
+    public static final long DEFAULT_FLUSH_TRACE_MS = 60_000;
     /** Aggregate: closed windows the stats store keeps per thread for queries (default {@value #DEFAULT_KEEP_WINDOWS}); the topic has them all. */
     public static final String AGGREGATE_KEEP_WINDOWS = "swapstream.aggregate.keep.windows";
     public static final int DEFAULT_KEEP_WINDOWS = 60;

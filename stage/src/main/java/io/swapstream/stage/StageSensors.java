@@ -45,6 +45,7 @@ public final class StageSensors {
     /** Gauges: summed over tasks. */
     public static final String SESSIONS_OPEN = "sessions-open";
     public static final String MERGE_QUEUED_ITEMS = "merge-queued-items";
+    public static final String ACCUMULATORS_IN_MEMORY = "accumulators-in-memory";
     /** Gauges: the largest over tasks. */
     public static final String DECODE_CHECKPOINT_BYTES = "decode-checkpoint-bytes";
     public static final String EVENT_LAG_NANOS = "event-lag-nanos";
@@ -66,6 +67,8 @@ public final class StageSensors {
             Map.entry(SESSIONS_OPEN, "sessions with state in this task, not ended"),
             Map.entry(MERGE_QUEUED_ITEMS, "items the open sessions' time-ordered merges hold, waiting for what their processors may"
                     + " still write"),
+            Map.entry(ACCUMULATORS_IN_MEMORY, "thread accumulators (whole-session and open window's) the open sessions hold in memory,"
+                    + " as of the last emission interval: the aggregate's heap follows it"),
             Map.entry(DECODE_CHECKPOINT_BYTES, "the largest last decoder checkpoint of a session open in memory"),
             Map.entry(EVENT_LAG_NANOS, "the newest event time read minus the newest sent on, ns: decode, the most a session's merge holds"
                     + " back; aggregate, the newest switch taken minus the end of the newest window closed"),

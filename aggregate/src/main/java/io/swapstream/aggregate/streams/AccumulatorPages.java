@@ -71,6 +71,11 @@ final class AccumulatorPages implements AccumulatorStore {
         return paging;
     }
 
+    /** The accumulators in memory: whole-session and open window's. */
+    int inMemory() {
+        return whole.size() + window.size();
+    }
+
     @Override
     public ThreadStatsAccumulator of(int tid, long start) {
         AccumulatorSlot s;
@@ -169,11 +174,12 @@ final class AccumulatorPages implements AccumulatorStore {
 
     /**
      * Writes every accumulator and label changed since the last write, and deletes the closed windows'
-     * keys. Then whole-session accumulators leave memory: with windows, all of them (a whole-session
-     * accumulator changes only when a window closes, and a running thread has its window's in memory);
-     * without windows, or with short ones ({@code keepRunning}), those of threads that did not run. One
-     * whose row is due goes to {@code rowsLeaving} as it leaves: read back from the store at the next
-     * emission instead, it was decoded twice a window (a second a window end at 1,000 hosts).
+     * keys. Then whole-session accumulators leave memory: with {@code keepRunning}, those of threads that
+     * did not run since the write before (without windows, or windows that close several times between two
+     * writes: a store round trip per thread per close would cost more than the statistics); else all of them
+     * (a write comes at each close, and a whole-session accumulator changes only then: keeping it would double
+     * what a running thread holds, 11 KB an accumulator). One whose row is due goes to {@code rowsLeaving} as it
+     * leaves: read back from the store at the next emission instead, it was decoded twice a window.
      */
     void write(boolean keepRunning, Each rowsLeaving) {
         for (int i = 0; i < closedWindowThreads.size(); i++) {

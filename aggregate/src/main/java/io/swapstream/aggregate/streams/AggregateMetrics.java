@@ -18,6 +18,7 @@ final class AggregateMetrics {
     final Sensor sessionsEnded;
     final Sensor sessionsForgotten;
     final Sensor sessionsOpen;
+    final Sensor accumulatorsInMemory;
     private final Sensor eventLag;
     private long newestTaken = Long.MIN_VALUE;
     private long newestClosedEnd = Long.MIN_VALUE;
@@ -33,6 +34,7 @@ final class AggregateMetrics {
         sessionsEnded = sensors.counter(SESSIONS_ENDED);
         sessionsForgotten = sensors.counter(SESSIONS_FORGOTTEN);
         sessionsOpen = sensors.gauge(SESSIONS_OPEN);
+        accumulatorsInMemory = sensors.gauge(ACCUMULATORS_IN_MEMORY);
         eventLag = sensors.gauge(EVENT_LAG_NANOS);
     }
 

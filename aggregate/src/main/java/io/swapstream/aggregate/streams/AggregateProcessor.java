@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Feeds each session's switch batches, with the thread records they carry, to the offline
  * {@link SessionStatistics} ({@link OpenSession}). The accumulators a session's batches changed are written
- * every {@link SwapstreamConfig#AGGREGATE_FLUSH_BATCHES} batches (encoding a quantile sketch per thread per
- * batch would cost more than the statistics), and the batches since are noted as offsets of the input
+ * every {@link SwapstreamConfig#AGGREGATE_FLUSH_BATCHES} batches or {@link SwapstreamConfig#AGGREGATE_FLUSH_TRACE_MS}
+ * of trace time (encoding a quantile sketch per thread per batch would cost more than the statistics; threads that
+ * stopped running leave memory at a write), and the batches since are noted as offsets of the input
  * topic, so a restarted task takes the accumulators, reads those batches back and takes them again,
  * emitting nothing. A window is emitted once, {@code final}, as soon as the session's switches pass its
  * end; whole-session rows are emitted as they change (with windows, to the query store alone), and {@code final}
@@ -74,7 +75,14 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         this.rows = new RowEmitter(context, settings, metrics, indexes);
         open.clear();
         context.schedule(Duration.ofMillis(settings.emitIntervalMs()), PunctuationType.WALL_CLOCK_TIME,
-                now -> open.values().forEach(OpenSession::emitChanged));
+                now -> {
+                    int inMemory = 0;
+                    for (OpenSession o : open.values()) {
+                        o.emitChanged();
+                        inMemory += o.accumulatorsInMemory();
+                    }
+                    metrics.accumulatorsInMemory.record(inMemory);
+                });
         context.schedule(Duration.ofMillis(retentionLookEvery(settings.retentionMs())), PunctuationType.WALL_CLOCK_TIME, this::forgetEnded);
     }
 
@@ -165,7 +173,10 @@ final class AggregateProcessor implements Processor<String, AggregateInput, Stri
         }
         if (numbered) o.state.nextSequence = seq + 1;
         metrics.switchesIn.record(b.count());
-        if (b.count() > 0) metrics.taken(b.timeNanos(b.count() - 1));
+        if (b.count() > 0) {
+            metrics.taken(b.timeNanos(b.count() - 1));
+            o.tookSwitchesUntil(b.timeNanos(b.count() - 1));
+        }
         o.noteBatch(InputRecordReader.reference(m.partition(), m.offset()), bytes.length);
         o.state.host = b.host();
         // what a session that ended incomplete sent at its end, or a merge that let switches out early sent from then on:

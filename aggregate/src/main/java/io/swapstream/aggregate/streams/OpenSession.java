@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * A session in a task's memory: its {@link SessionStatistics}, whose accumulators are paged between
  * memory and the stores ({@link AccumulatorPages}), and the rows they give. A window's rows go out once,
  * final, when it closes; whole-session rows go out as they change ({@link #emitChanged}: with windows, as windows close
- * into them, to the query store alone) and final when the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or sooner once a
- * window has closed; the batches since are noted in the redo store, which a restore takes again.
+ * into them, to the query store alone) and final when the session ends. The accumulators are written every {@link AggregateSettings#flushEvery} batches, or
+ * {@link AggregateSettings#flushTraceNanos} of trace time (with windows, at a close); the batches since are noted in the redo store, which a restore takes again.
  */
 final class OpenSession implements LabelStore, StatisticsOutput {
     final String session;
@@ -49,14 +49,15 @@ final class OpenSession implements LabelStore, StatisticsOutput {
     /** The key of the open window's wake edges in the accumulators store, and whether the store has them. */
     private final String edgesKey;
     private boolean edgesStored;
-    /** The batch count when a window last closed (-1: none yet). */
-    private long batchesAtClose = -1;
     /**
-     * Windows close within a quarter of the flush interval: whole-session accumulators of running threads stay in
-     * memory, merged at each close and written with the rest, as a store round trip per thread per close would
-     * cost more than the statistics. Else they wait in the store.
+     * Trace time, Unix ns: with windows the end of the last window closed, without the newest switch taken. Writes go by
+     * it, not by batches: a host sends from one batch a second to thousands, and minute windows counted short by batches
+     * kept every thread's whole-session accumulator in memory beside its window's until the aggregate ran out of heap at
+     * 1,000 hosts (issue 59).
      */
-    private boolean shortWindows;
+    private long traceNow = Long.MIN_VALUE;
+    /** {@link #traceNow} at the last write (MIN_VALUE: none since this session came to memory). */
+    private long writtenAt = Long.MIN_VALUE;
 
     OpenSession(String session, AggregateSession state, AggregateStores stores, RowEmitter rows, AggregateSettings settings,
                 AggregateMetrics metrics) {
@@ -99,8 +100,7 @@ final class OpenSession implements LabelStore, StatisticsOutput {
             metrics.windowsClosed.record();
             metrics.closed(start + settings.windowNanos());
         }
-        shortWindows = batchesAtClose >= 0 && state.batches - batchesAtClose < settings.flushEvery().records() / 4;
-        batchesAtClose = state.batches;
+        traceNow = Math.max(traceNow, start + settings.windowNanos());
         rows.dropWindow(session, start - settings.keepWindows() * settings.windowNanos());
     }
 
@@ -138,20 +138,34 @@ final class OpenSession implements LabelStore, StatisticsOutput {
         state.redoBytes += bytes;
     }
 
+    /** A batch whose newest switch is at {@code nanos}, Unix ns, was taken. */
+    void tookSwitchesUntil(long nanos) {
+        if (settings.windowNanos() > 0) return;
+        traceNow = Math.max(traceNow, nanos);
+        // without windows the first span starts with the first switch; with windows the first close writes
+        if (writtenAt == Long.MIN_VALUE) writtenAt = traceNow;
+    }
+
     /** After each record: the session's progress, and the accumulators when a write is due. */
     void save() {
-        long since = state.batches - state.flushedBatches;
-        // a closed window's threads have their whole-session accumulators in memory until written: at once, unless windows are short
-        if (settings.flushEvery().reached(since, state.redoBytes)
-                || (pages.windowsClosedSinceWrite() && (!shortWindows || since >= settings.flushEvery().records() / 4))) {
-            flush();
-        }
+        if (settings.flushEvery().reached(state.batches - state.flushedBatches, state.redoBytes) || traceSpanPassed()) flush();
         stores.progress().put(session, state.encode());
+    }
+
+    /**
+     * {@link AggregateSettings#flushTraceNanos} of trace time have passed since the last write; with windows, and a window
+     * has closed since (whole-session accumulators change only then, so a write between closes would free nothing).
+     */
+    private boolean traceSpanPassed() {
+        if (settings.windowNanos() > 0 && !pages.windowsClosedSinceWrite()) return false;
+        return writtenAt == Long.MIN_VALUE ? settings.windowNanos() > 0 : traceNow - writtenAt >= settings.flushTraceNanos();
     }
 
     /** Writes every accumulator changed since the last time, and starts a new redo span. */
     private void flush() {
-        pages.write(settings.windowNanos() == 0 || shortWindows, this::changedRow);
+        // windows at least as long as the write span are written at each close
+        pages.write(settings.windowNanos() == 0 || settings.windowNanos() < settings.flushTraceNanos(), this::changedRow);
+        writtenAt = traceNow;
         WakeEdges edges = statistics.openEdges();
         if (!edges.isEmpty()) {
             stores.accumulators().put(edgesKey, EDGES.write(edges::write));
@@ -180,6 +194,10 @@ final class OpenSession implements LabelStore, StatisticsOutput {
      */
     void emitChanged() {
         pages.takeRowsDue(this::changedRow);
+    }
+
+    int accumulatorsInMemory() {
+        return pages.inMemory();
     }
 
     private void changedRow(int tid, ThreadStatsAccumulator a) {

@@ -21,6 +21,7 @@ import io.swapstream.schemas.avro.ThreadStats;
 import io.swapstream.schemas.avro.TraceSession;
 import io.swapstream.schemas.serde.SingleObjectAvroSerde;
 import io.swapstream.stage.StageSensors;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,6 +38,7 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class AggregateTopologyTest {
@@ -183,7 +185,9 @@ class AggregateTopologyTest {
         SessionStatistics offline = new SessionStatistics(window);
         int changedRows = 0;
         int windowRows = 0;
-        try (TopologyTestDriver driver = driver("state-emit-" + window, Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1"), window, 1_000)) {
+        try (TopologyTestDriver driver = driver("state-emit-" + window,
+                // a write after every batch; windows longer than the write span: whole-session accumulators leave memory at each
+                Map.of(SwapstreamConfig.AGGREGATE_FLUSH_BATCHES, "1", SwapstreamConfig.AGGREGATE_FLUSH_TRACE_MS, "1"), window, 1_000)) {
             var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
             var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
             KeyValueStore<String, ThreadStats> store = driver.getKeyValueStore(AggregateTopology.STATS_STORE);
@@ -222,6 +226,78 @@ class AggregateTopologyTest {
         assertTrue(batches.size() >= 4, "batches: " + batches.size());
         assertTrue(window == 0 || windowRows > 0, "windows closed while the session ran");
         assertTrue(changedRows > offline.wholeSession().size(), "rows went out as they changed: " + changedRows);
+    }
+
+    /**
+     * Memory follows the threads that run, not every thread a long session has started: at each write (the first window
+     * close a write span of trace time after the last) whole-session accumulators leave memory, those of threads that
+     * did not run since the write before where windows are shorter than the span, all of them where they are not; the
+     * session's final rows still equal the offline statistics.
+     */
+    @ParameterizedTest
+    @CsvSource({"20, 100", "50, 50"})
+    void accumulatorsOfThreadsThatStoppedLeaveMemoryWithinTwoWriteSpans(long windowMs, long spanMs) throws Exception {
+        Path f = dir.resolve("churn.etl");
+        // threads exit and new ones start: a quarter of them under a TID never seen before
+        TraceGenerator.generate(f, GeneratorOptions.defaults().withSwitches(40_000).withMode("cswitch").withExitRate(0.05), 0x31);
+        long window = windowMs * 1_000_000L;
+        long span = spanMs * 1_000_000L;
+        List<SwitchBatch> batches = new ArrayList<>();
+        List<ThreadLabel> threads = new ArrayList<>();
+        SwitchBatchSerde serde = new SwitchBatchSerde();
+        SessionDecoder d = SessionDecoder.decodeBatches(f, "h", null, b -> batches.add(serde.deserialize("t", serde.serialize("t", b))),
+                threads::add);
+        String session = d.session().session();
+        SessionStatistics offline = new SessionStatistics(0);
+        // a thread whose accumulator is in memory ran within two spans and the windows around them
+        long recent = 2 * span + 3 * window;
+        List<IntOpenHashSet> ran = new ArrayList<>();
+        IntOpenHashSet seen = new IntOpenHashSet();
+        double most = 0;
+        try (TopologyTestDriver driver = driver("state-churn-" + windowMs, Map.of(SwapstreamConfig.AGGREGATE_FLUSH_TRACE_MS, String.valueOf(span / 1_000_000)),
+                window, 1_000)) {
+            var batchesIn = driver.createInputTopic("etw.switch-batches", new StringSerializer(), new SwitchBatchSerde());
+            var sessionsIn = driver.createInputTopic("etw.sessions", new StringSerializer(), new SingleObjectAvroSerde<>(TraceSession.class));
+            var out = driver.createOutputTopic("etw.thread-stats", new StringDeserializer(), new SingleObjectAvroSerde<>(ThreadStats.class));
+            long switches = 0;
+            for (int i = 0; i < batches.size(); i++) {
+                SwitchBatch b = batches.get(i);
+                batchesIn.pipeInput(session, b);
+                offline.accept(b);
+                switches += b.count();
+                IntOpenHashSet tids = new IntOpenHashSet();
+                for (int k = 0; k < b.count(); k++) {
+                    tids.add(b.oldThreadId(k));
+                    tids.add(b.newThreadId(k));
+                }
+                ran.add(tids);
+                seen.addAll(tids);
+                if (b.count() == 0) continue;
+                // the emission interval passes: the gauge is the open sessions' accumulators now
+                driver.advanceWallClockTime(java.time.Duration.ofSeconds(1));
+                long newest = b.timeNanos(b.count() - 1);
+                // the batches with a switch in the recent span, and the one before them (it may run into it)
+                IntOpenHashSet recentThreads = new IntOpenHashSet();
+                int j = i;
+                while (j > 0 && (batches.get(j).count() == 0 || batches.get(j).timeNanos(batches.get(j).count() - 1) >= newest - recent)) j--;
+                for (int k = j; k <= i; k++) recentThreads.addAll(ran.get(k));
+                double inMemory = taskMetric(driver, StageSensors.ACCUMULATORS_IN_MEMORY);
+                // a whole-session accumulator and an open window's each
+                assertTrue(inMemory <= 2 * recentThreads.size(),
+                        "after batch " + i + ": " + inMemory + " accumulators in memory, " + recentThreads.size() + " threads ran recently");
+                most = Math.max(most, inMemory);
+            }
+            sessionsIn.pipeInput(session, AvroRecords.of(d.session()).setComplete(true).setEndReason("end-marker")
+                    .setSwitchCount(switches).setThreadRecords(threads.size()).build());
+            Map<String, ThreadStats> finals = new HashMap<>();
+            for (TestRecord<String, ThreadStats> r : out.readRecordsToList()) {
+                if (r.key().split("/").length == 2 && r.value().getFinal$()) finals.put(r.key(), r.value());
+            }
+            for (ThreadStats t : offline.wholeSession()) assertEquals(t, finals.get(session + "/" + t.getThreadId()), "thread " + t.getThreadId());
+            assertEquals(offline.wholeSession().size(), finals.size());
+        }
+        // what the test is about: more threads than memory held accumulators for at once, whole-session and window's together
+        assertTrue(most < seen.size(), seen.size() + " threads in the session, at most " + most + " accumulators in memory");
     }
 
     /**
