@@ -12,6 +12,7 @@ import io.prometheus.metrics.model.registry.MultiCollector;
 import io.swapstream.stage.StageSensors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -66,10 +67,11 @@ public final class StageMetrics implements AutoCloseable {
     private final String stage;
     private final Set<String> reasonsRegistered = new HashSet<>();
     /**
-     * The instance's metrics as one scrape reads them: {@code KafkaStreams.metrics()} copies every client's metrics at
-     * each call, and each series called it (a scrape a second was 6% of a stage's CPU at 1,000 hosts).
+     * The instance's metrics as one scrape reads them, by name: {@code KafkaStreams.metrics()} copies every client's
+     * metrics at each call, and each series called it and read them all (a scrape a second was 6% of a stage's CPU at
+     * 1,000 hosts).
      */
-    private volatile Map<MetricName, ? extends Metric> scraping;
+    private volatile Map<String, Map<MetricName, Metric>> scraping;
 
     /** Requests this process has sent to the schema registry: a flat line once every schema's id is known. */
     public StageMetrics schemaRegistry(io.swapstream.schemas.serde.SchemaRegistry r) {
@@ -88,7 +90,7 @@ public final class StageMetrics implements AutoCloseable {
         new JvmMemoryMetrics().bindTo(registry);
         for (String name : COUNTERS.getOrDefault(stage, List.of())) {
             String metric = name + "-total";
-            FunctionCounter.builder(prometheusName(name), streams, s -> combine(metrics(), stage, metric, Double::sum)).tag(STAGE_TAG, stage)
+            FunctionCounter.builder(prometheusName(name), streams, s -> combine(metrics(metric), stage, metric, Double::sum)).tag(STAGE_TAG, stage)
                     .description(DESCRIPTIONS.get(name)).register(registry);
         }
         if (stage.equals("decode")) {
@@ -101,19 +103,19 @@ public final class StageMetrics implements AutoCloseable {
             gauge(ACCUMULATORS_IN_MEMORY, Double::sum);
         }
         if (!stage.equals("rollup")) {
-            Gauge.builder("swapstream_event_lag_seconds", streams, s -> combine(metrics(), stage, EVENT_LAG_NANOS, StageMetrics::max) / 1e9)
+            Gauge.builder("swapstream_event_lag_seconds", streams, s -> combine(metrics(EVENT_LAG_NANOS), stage, EVENT_LAG_NANOS, StageMetrics::max) / 1e9)
                     .tag(STAGE_TAG, stage).description("how far behind the newest event time this stage has read its output is: decode, the"
                             + " most a session's merge holds back; aggregate, the newest switch taken minus the end of the newest window"
                             + " closed. 0 when caught up, whatever the trace's own time").register(registry);
         }
-        Gauge.builder("swapstream_lag_records", streams, s -> lag(metrics())).tag(STAGE_TAG, stage)
+        Gauge.builder("swapstream_lag_records", streams, s -> lag(metrics("records-lag"))).tag(STAGE_TAG, stage)
                 .description("records behind the end of the input topics, summed over this instance's partitions").register(registry);
         if (streamsMetrics == null) {
             for (KafkaMetric k : KAFKA) {
                 if (k.counter) {
-                    FunctionCounter.builder(k.exported, streams, s -> kafka(metrics(), k)).tag(STAGE_TAG, stage).description(k.help).register(registry);
+                    FunctionCounter.builder(k.exported, streams, s -> kafka(metrics(k.name), k)).tag(STAGE_TAG, stage).description(k.help).register(registry);
                 } else {
-                    Gauge.builder(k.exported, streams, s -> kafka(metrics(), k)).tag(STAGE_TAG, stage).description(k.help).register(registry);
+                    Gauge.builder(k.exported, streams, s -> kafka(metrics(k.name), k)).tag(STAGE_TAG, stage).description(k.help).register(registry);
                 }
             }
         }
@@ -124,7 +126,7 @@ public final class StageMetrics implements AutoCloseable {
     }
 
     private void gauge(String name, DoubleBinaryOperator over) {
-        Gauge.builder(prometheusName(name), streams, s -> combine(metrics(), stage, name, over)).tag(STAGE_TAG, stage).description(DESCRIPTIONS.get(name))
+        Gauge.builder(prometheusName(name), streams, s -> combine(metrics(name), stage, name, over)).tag(STAGE_TAG, stage).description(DESCRIPTIONS.get(name))
                 .register(registry);
     }
 
@@ -190,7 +192,7 @@ public final class StageMetrics implements AutoCloseable {
 
     /** The Prometheus text. */
     public synchronized String scrape() {
-        scraping = streams.metrics();
+        scraping = byName(streams.metrics());
         try {
             registerNewReasons();
             return registry.scrape();
@@ -201,7 +203,7 @@ public final class StageMetrics implements AutoCloseable {
 
     /** The exposition a scraper asks for by its Accept header (Prometheus text, OpenMetrics, or protobuf with native histograms). */
     public synchronized byte[] scrape(String accept) throws IOException {
-        scraping = streams.metrics();
+        scraping = byName(streams.metrics());
         try {
             registerNewReasons();
             ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);
@@ -212,10 +214,16 @@ public final class StageMetrics implements AutoCloseable {
         }
     }
 
-    /** The instance's metrics: during a scrape, the one copy taken for it. */
-    private Map<MetricName, ? extends Metric> metrics() {
-        Map<MetricName, ? extends Metric> m = scraping;
-        return m != null ? m : streams.metrics();
+    /** The instance's metrics named {@code name} (outside a scrape, all of them): during a scrape, from the one copy taken for it. */
+    private Map<MetricName, ? extends Metric> metrics(String name) {
+        Map<String, Map<MetricName, Metric>> m = scraping;
+        return m != null ? m.getOrDefault(name, Map.of()) : streams.metrics();
+    }
+
+    private static Map<String, Map<MetricName, Metric>> byName(Map<MetricName, ? extends Metric> metrics) {
+        Map<String, Map<MetricName, Metric>> m = new HashMap<>();
+        metrics.forEach((n, v) -> m.computeIfAbsent(n.name(), k -> new HashMap<>()).put(n, v));
+        return m;
     }
 
     /** The content type {@link #scrape(String)} writes for {@code accept}. */
@@ -227,7 +235,7 @@ public final class StageMetrics implements AutoCloseable {
     private void registerNewReasons() {
         if (!stage.equals("decode")) return;
         String metric = DEAD_LETTERS + "-total";
-        for (MetricName n : metrics().keySet()) {
+        for (MetricName n : metrics(metric).keySet()) {
             String reason = n.tags().get(REASON_TAG);
             if (reason != null && n.name().equals(metric) && n.group().equals(GROUP)) registerReason(reason);
         }
@@ -237,7 +245,7 @@ public final class StageMetrics implements AutoCloseable {
         synchronized (reasonsRegistered) {
             if (!reasonsRegistered.add(reason)) return;
             String metric = DEAD_LETTERS + "-total";
-            FunctionCounter.builder(prometheusName(DEAD_LETTERS), streams, s -> byReason(metrics(), metric, reason)).tag(STAGE_TAG, stage)
+            FunctionCounter.builder(prometheusName(DEAD_LETTERS), streams, s -> byReason(metrics(metric), metric, reason)).tag(STAGE_TAG, stage)
                     .tag(REASON_TAG, reason).description(DESCRIPTIONS.get(DEAD_LETTERS)).register(registry);
         }
     }
