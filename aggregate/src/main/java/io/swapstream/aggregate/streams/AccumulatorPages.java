@@ -59,8 +59,17 @@ final class AccumulatorPages implements AccumulatorStore {
     /** Thread records taken since the last write: written with the accumulators, the latest per thread. */
     private final Int2ObjectOpenHashMap<ThreadLabel> labelsToWrite = new Int2ObjectOpenHashMap<>();
 
-    AccumulatorPages(String session, AggregateStores stores, boolean restored) {
+    /**
+     * Closed windows' accumulators not merged yet into their threads' whole-session ones, by thread: with {@link
+     * #parkClosed}, a close gives its rows and the merge (reading each whole-session accumulator back from the store)
+     * waits for the write, which the stage spreads over the seconds after a fleet's window end.
+     */
+    private final Int2ObjectOpenHashMap<ThreadStatsAccumulator> parked = new Int2ObjectOpenHashMap<>();
+    private final boolean parkClosed;
+
+    AccumulatorPages(String session, AggregateStores stores, boolean restored, boolean parkClosed) {
         this.session = session;
+        this.parkClosed = parkClosed;
         this.stores = stores;
         this.wholeKeys = AggregateStores.wholePrefix(session);
         this.windowKeys = AggregateStores.windowPrefix(session);
@@ -71,9 +80,9 @@ final class AccumulatorPages implements AccumulatorStore {
         return paging;
     }
 
-    /** The accumulators in memory: whole-session and open window's. */
+    /** The accumulators in memory: whole-session, open window's, and closed windows' waiting to be merged. */
     int inMemory() {
-        return whole.size() + window.size();
+        return whole.size() + window.size() + parked.size();
     }
 
     @Override
@@ -108,10 +117,12 @@ final class AccumulatorPages implements AccumulatorStore {
 
     /**
      * The window starting at {@code start} has closed: gives {@code each} its accumulators, then merges each
-     * into its thread's whole-session accumulator. Its keys go at the next write.
+     * into its thread's whole-session accumulator (with {@link #parkClosed}, at the next write). Its keys go at the
+     * next write.
      */
     @Override
     public void closeWindow(long start, Each each) {
+        mergeParked();
         // the store has every accumulator written by earlier batches; this batch's are in memory
         Map<Integer, ThreadStatsAccumulator> closed = new LinkedHashMap<>();
         boolean inMemory = start == windowStart;
@@ -141,7 +152,8 @@ final class AccumulatorPages implements AccumulatorStore {
         while (it.hasNext()) {
             Map.Entry<Integer, ThreadStatsAccumulator> e = it.next();
             each.accept(e.getKey(), e.getValue());
-            of(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
+            if (parkClosed) parked.put(e.getKey().intValue(), e.getValue());
+            else of(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
             closedWindowThreads.add(e.getKey().intValue());
             it.remove();
         }
@@ -150,6 +162,17 @@ final class AccumulatorPages implements AccumulatorStore {
     /** Windows have closed since the last write, so whole-session accumulators wait in memory to be written. */
     boolean windowsClosedSinceWrite() {
         return !closedWindowThreads.isEmpty();
+    }
+
+    /** A closed window's accumulators wait to be merged. */
+    boolean mergesWaiting() {
+        return !parked.isEmpty();
+    }
+
+    private void mergeParked() {
+        if (parked.isEmpty()) return;
+        for (var e : parked.int2ObjectEntrySet()) of(e.getIntKey(), SessionStatistics.WHOLE).merge(e.getValue());
+        parked.clear();
     }
 
     /** A thread record carried by a batch: written with the accumulators. */
@@ -182,6 +205,7 @@ final class AccumulatorPages implements AccumulatorStore {
      * leaves: read back from the store at the next emission instead, it was decoded twice a window.
      */
     void write(boolean keepRunning, Each rowsLeaving) {
+        mergeParked();
         for (int i = 0; i < closedWindowThreads.size(); i++) {
             int tid = closedWindowThreads.getInt(i);
             AccumulatorSlot open = window.get(tid);
@@ -234,6 +258,7 @@ final class AccumulatorPages implements AccumulatorStore {
      * kept: the query API names each row's readiers by them until the session's retention has passed.
      */
     void takeAll(Each each) {
+        mergeParked();
         for (int i = 0; i < closedWindowThreads.size(); i++) {
             int tid = closedWindowThreads.getInt(i);
             if (windowKeyMayBeStored(tid)) StateStores.remove(stores.accumulators(), windowKeys + tid);

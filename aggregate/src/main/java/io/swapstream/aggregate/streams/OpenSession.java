@@ -58,6 +58,16 @@ final class OpenSession implements LabelStore, StatisticsOutput {
     private long traceNow = Long.MIN_VALUE;
     /** {@link #traceNow} at the last write (MIN_VALUE: none since this session came to memory). */
     private long writtenAt = Long.MIN_VALUE;
+    /** The newest switch taken, Unix ns. */
+    private long switchesUntil = Long.MIN_VALUE;
+    /**
+     * How long after a window's end, in the session's switches, its whole-session accumulators are merged and written,
+     * where a write comes at each close: spread by session over a quarter window (20 s at most), as every host's
+     * windows end at once and those reads and writes were half the stage's work at a 1,000-host window end, before
+     * the last hosts' rows went out.
+     */
+    private final long mergeDelayNanos;
+    static final long MERGE_SPREAD_NANOS = 20_000_000_000L;
 
     OpenSession(String session, AggregateSession state, AggregateStores stores, RowEmitter rows, AggregateSettings settings,
                 AggregateMetrics metrics) {
@@ -67,7 +77,9 @@ final class OpenSession implements LabelStore, StatisticsOutput {
         this.rows = rows;
         this.settings = settings;
         this.metrics = metrics;
-        this.pages = new AccumulatorPages(session, stores, state.batches > 0);
+        this.pages = new AccumulatorPages(session, stores, state.batches > 0, writesAtEachClose(settings));
+        this.mergeDelayNanos = writesAtEachClose(settings)
+                ? Math.floorMod(session.hashCode(), 1000) * (Math.min(settings.windowNanos() / 4, MERGE_SPREAD_NANOS) / 1000) : 0;
         this.statistics = new SessionStatistics(settings.windowNanos(), pages, this, this);
         if (state.statistics.length > 0) statistics.readState(new StateReader(state.statistics, 0, state.statistics.length));
         statistics.identify(session, state.host != null ? state.host : io.swapstream.etw.LogfileHeader.hostOf(session));
@@ -138,8 +150,14 @@ final class OpenSession implements LabelStore, StatisticsOutput {
         state.redoBytes += bytes;
     }
 
+    /** Windows at least as long as the write span: a write comes at each close (after its merge delay). */
+    private static boolean writesAtEachClose(AggregateSettings settings) {
+        return settings.windowNanos() > 0 && settings.windowNanos() >= settings.flushTraceNanos();
+    }
+
     /** A batch whose newest switch is at {@code nanos}, Unix ns, was taken. */
     void tookSwitchesUntil(long nanos) {
+        switchesUntil = Math.max(switchesUntil, nanos);
         if (settings.windowNanos() > 0) return;
         traceNow = Math.max(traceNow, nanos);
         // without windows the first span starts with the first switch; with windows the first close writes
@@ -158,13 +176,13 @@ final class OpenSession implements LabelStore, StatisticsOutput {
      */
     private boolean traceSpanPassed() {
         if (settings.windowNanos() > 0 && !pages.windowsClosedSinceWrite()) return false;
+        if (pages.mergesWaiting() && switchesUntil < traceNow + mergeDelayNanos) return false;
         return writtenAt == Long.MIN_VALUE ? settings.windowNanos() > 0 : traceNow - writtenAt >= settings.flushTraceNanos();
     }
 
     /** Writes every accumulator changed since the last time, and starts a new redo span. */
     private void flush() {
-        // windows at least as long as the write span are written at each close
-        pages.write(settings.windowNanos() == 0 || settings.windowNanos() < settings.flushTraceNanos(), this::changedRow);
+        pages.write(!writesAtEachClose(settings), this::changedRow);
         writtenAt = traceNow;
         WakeEdges edges = statistics.openEdges();
         if (!edges.isEmpty()) {
