@@ -23,9 +23,8 @@ public final class ThreadLabels {
     private boolean storedNamesRead;
     /**
      * The batch's thread records of threads that start after its first row, by start: a batch carries them before
-     * its rows, and a TID reused within the batch (even twice) takes its new label and process only from its new
-     * thread's start on. A row made before then (a window that closes mid-batch) is the old thread's, whatever
-     * batches the switches came in.
+     * its rows, and a TID reused within the batch (even twice) takes its new process only from its new thread's
+     * start on.
      */
     private final List<ThreadLabel> laterStarts = new ArrayList<>();
     private int started;
@@ -40,24 +39,20 @@ public final class ThreadLabels {
         laterStarts.clear();
         started = 0;
         for (ThreadLabel t : threads) {
+            latest.put(t.threadId(), t);
             store.put(t);
             // a thread's end and rundown records repeat its start: they wait with it
-            if (t.startNanos() != null && t.startNanos() > firstNanos) {
-                laterStarts.add(t);
-            } else {
-                latest.put(t.threadId(), t);
-                processOfThread.put(t.threadId(), pidOf(t));
-            }
+            if (t.startNanos() != null && t.startNanos() > firstNanos) laterStarts.add(t);
+            else processOfThread.put(t.threadId(), pidOf(t));
             if (t.processId() != null && t.processName() != null) processNames.put((int) t.processId(), t.processName());
         }
         if (laterStarts.size() > 1) laterStarts.sort(Comparator.comparingLong(ThreadLabel::startNanos));
     }
 
-    /** The switches have reached {@code nanos}: threads started by then have their new label and process. */
+    /** The switches have reached {@code nanos}: threads started by then are in their new process. */
     void advanceTo(long nanos) {
         while (started < laterStarts.size() && laterStarts.get(started).startNanos() <= nanos) {
             ThreadLabel t = laterStarts.get(started++);
-            latest.put(t.threadId(), t);
             processOfThread.put(t.threadId(), pidOf(t));
         }
     }
