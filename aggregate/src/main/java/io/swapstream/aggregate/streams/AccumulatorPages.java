@@ -61,15 +61,16 @@ final class AccumulatorPages implements AccumulatorStore {
 
     /**
      * Closed windows' accumulators not merged yet into their threads' whole-session ones, by thread: with {@link
-     * #parkClosed}, a close gives its rows and the merge (reading each whole-session accumulator back from the store)
+     * #writesAtEachClose}, a close gives its rows and the merge (reading each whole-session accumulator back from the store)
      * waits for the write, which the stage spreads over the seconds after a fleet's window end.
      */
     private final Int2ObjectOpenHashMap<ThreadStatsAccumulator> parked = new Int2ObjectOpenHashMap<>();
-    private final boolean parkClosed;
+    /** Windows at least as long as the write span: a write follows each close, so closes park and writes evict all. */
+    private final boolean writesAtEachClose;
 
-    AccumulatorPages(String session, AggregateStores stores, boolean restored, boolean parkClosed) {
+    AccumulatorPages(String session, AggregateStores stores, boolean restored, boolean writesAtEachClose) {
         this.session = session;
-        this.parkClosed = parkClosed;
+        this.writesAtEachClose = writesAtEachClose;
         this.stores = stores;
         this.wholeKeys = AggregateStores.wholePrefix(session);
         this.windowKeys = AggregateStores.windowPrefix(session);
@@ -117,7 +118,7 @@ final class AccumulatorPages implements AccumulatorStore {
 
     /**
      * The window starting at {@code start} has closed: gives {@code each} its accumulators, then merges each
-     * into its thread's whole-session accumulator (with {@link #parkClosed}, at the next write). Its keys go at the
+     * into its thread's whole-session accumulator (with {@link #writesAtEachClose}, at the next write). Its keys go at the
      * next write.
      */
     @Override
@@ -152,7 +153,7 @@ final class AccumulatorPages implements AccumulatorStore {
         while (it.hasNext()) {
             Map.Entry<Integer, ThreadStatsAccumulator> e = it.next();
             each.accept(e.getKey(), e.getValue());
-            if (parkClosed) parked.put(e.getKey().intValue(), e.getValue());
+            if (writesAtEachClose) parked.put(e.getKey().intValue(), e.getValue());
             else of(e.getKey(), SessionStatistics.WHOLE).merge(e.getValue());
             closedWindowThreads.add(e.getKey().intValue());
             it.remove();
@@ -197,14 +198,15 @@ final class AccumulatorPages implements AccumulatorStore {
 
     /**
      * Writes every accumulator and label changed since the last write, and deletes the closed windows'
-     * keys. Then whole-session accumulators leave memory: with {@code keepRunning}, those of threads that
-     * did not run since the write before (without windows, or windows that close several times between two
-     * writes: a store round trip per thread per close would cost more than the statistics); else all of them
+     * keys. Then whole-session accumulators leave memory: those of threads that did not run since the write
+     * before (without windows, or windows that close several times between two writes: a store round trip per
+     * thread per close would cost more than the statistics); with {@link #writesAtEachClose}, all of them
      * (a write comes at each close, and a whole-session accumulator changes only then: keeping it would double
      * what a running thread holds, 11 KB an accumulator). One whose row is due goes to {@code rowsLeaving} as it
      * leaves: read back from the store at the next emission instead, it was decoded twice a window.
      */
-    void write(boolean keepRunning, Each rowsLeaving) {
+    void write(Each rowsLeaving) {
+        boolean keepRunning = !writesAtEachClose;
         mergeParked();
         for (int i = 0; i < closedWindowThreads.size(); i++) {
             int tid = closedWindowThreads.getInt(i);

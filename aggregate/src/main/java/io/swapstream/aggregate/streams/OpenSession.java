@@ -49,17 +49,12 @@ final class OpenSession implements LabelStore, StatisticsOutput {
     /** The key of the open window's wake edges in the accumulators store, and whether the store has them. */
     private final String edgesKey;
     private boolean edgesStored;
-    /**
-     * Trace time, Unix ns: with windows the end of the last window closed, without the newest switch taken. Writes go by
-     * it, not by batches: a host sends from one batch a second to thousands, and minute windows counted short by batches
-     * kept every thread's whole-session accumulator in memory beside its window's until the aggregate ran out of heap at
-     * 1,000 hosts (issue 59).
-     */
-    private long traceNow = Long.MIN_VALUE;
-    /** {@link #traceNow} at the last write (MIN_VALUE: none since this session came to memory). */
-    private long writtenAt = Long.MIN_VALUE;
+    /** The end of the last window closed, Unix ns. */
+    private long closedUntil = Long.MIN_VALUE;
     /** The newest switch taken, Unix ns. */
     private long switchesUntil = Long.MIN_VALUE;
+    /** {@link #traceNow} at the last write (MIN_VALUE: none since this session came to memory). */
+    private long writtenAt = Long.MIN_VALUE;
     /**
      * How long after a window's end, in the session's switches, its whole-session accumulators are merged and written,
      * where a write comes at each close: spread by session over a quarter window (20 s at most), as every host's
@@ -112,7 +107,7 @@ final class OpenSession implements LabelStore, StatisticsOutput {
             metrics.windowsClosed.record();
             metrics.closed(start + settings.windowNanos());
         }
-        traceNow = Math.max(traceNow, start + settings.windowNanos());
+        closedUntil = Math.max(closedUntil, start + settings.windowNanos());
         rows.dropWindow(session, start - settings.keepWindows() * settings.windowNanos());
     }
 
@@ -158,10 +153,18 @@ final class OpenSession implements LabelStore, StatisticsOutput {
     /** A batch whose newest switch is at {@code nanos}, Unix ns, was taken. */
     void tookSwitchesUntil(long nanos) {
         switchesUntil = Math.max(switchesUntil, nanos);
-        if (settings.windowNanos() > 0) return;
-        traceNow = Math.max(traceNow, nanos);
         // without windows the first span starts with the first switch; with windows the first close writes
-        if (writtenAt == Long.MIN_VALUE) writtenAt = traceNow;
+        if (settings.windowNanos() == 0 && writtenAt == Long.MIN_VALUE) writtenAt = switchesUntil;
+    }
+
+    /**
+     * Trace time, Unix ns: with windows the end of the last window closed, without the newest switch taken. Writes go by
+     * it, not by batches: a host sends from one batch a second to thousands, and minute windows counted short by batches
+     * kept every thread's whole-session accumulator in memory beside its window's until the aggregate ran out of heap at
+     * 1,000 hosts (issue 59).
+     */
+    private long traceNow() {
+        return settings.windowNanos() > 0 ? closedUntil : switchesUntil;
     }
 
     /** After each record: the session's progress, and the accumulators when a write is due. */
@@ -176,14 +179,14 @@ final class OpenSession implements LabelStore, StatisticsOutput {
      */
     private boolean traceSpanPassed() {
         if (settings.windowNanos() > 0 && !pages.windowsClosedSinceWrite()) return false;
-        if (pages.mergesWaiting() && switchesUntil < traceNow + mergeDelayNanos) return false;
-        return writtenAt == Long.MIN_VALUE ? settings.windowNanos() > 0 : traceNow - writtenAt >= settings.flushTraceNanos();
+        if (pages.mergesWaiting() && switchesUntil < closedUntil + mergeDelayNanos) return false;
+        return writtenAt == Long.MIN_VALUE ? settings.windowNanos() > 0 : traceNow() - writtenAt >= settings.flushTraceNanos();
     }
 
     /** Writes every accumulator changed since the last time, and starts a new redo span. */
     private void flush() {
-        pages.write(!writesAtEachClose(settings), this::changedRow);
-        writtenAt = traceNow;
+        pages.write(this::changedRow);
+        writtenAt = traceNow();
         WakeEdges edges = statistics.openEdges();
         if (!edges.isEmpty()) {
             stores.accumulators().put(edgesKey, EDGES.write(edges::write));
